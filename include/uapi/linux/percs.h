@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * percs: emulated IBM PERCS Hub chip network interface - user ABI.
+ *
+ * One header for every ioctl, the mmap layout of a window and the packet
+ * formats of every kind the device carries.  Conventions (iommufd style):
+ * every ioctl struct starts with __u32 size so it can grow; unknown flags
+ * and non-zero reserved fields are refused with EINVAL (EOPNOTSUPP for a
+ * known field with an unsupported value); only fixed-width types.
+ *
+ * Documentation/uapi.rst gives the meaning of every errno.
+ */
+#ifndef _UAPI_LINUX_PERCS_H
+#define _UAPI_LINUX_PERCS_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define PERCS_IOCTL_TYPE	0xB9
+
+/* Device geometry the ABI is built on. */
+#define PERCS_FLIT_SIZE		128	/* ISR flit and FIFO unit, bytes */
+#define PERCS_MAX_PACKET	2048	/* largest packet, header included */
+#define PERCS_PKT_HDR_SIZE	32	/* sizeof(struct percs_pkt_hdr) */
+#define PERCS_MAX_PAYLOAD	(PERCS_MAX_PACKET - PERCS_PKT_HDR_SIZE)
+#define PERCS_IMM_PAYLOAD	(PERCS_FLIT_SIZE - PERCS_PKT_HDR_SIZE)
+#define PERCS_MAX_PKT_UNITS	(PERCS_MAX_PACKET / PERCS_FLIT_SIZE)
+
+#define PERCS_FIFO_MIN_SIZE	4096		/* bytes, power of two */
+#define PERCS_FIFO_MAX_SIZE	(4U << 20)	/* bytes, power of two */
+#define PERCS_FIFO_DEF_SIZE	65536
+#define PERCS_IMM_SLOTS		32	/* immediate-send slots per window */
+#define PERCS_CQ_ENTRIES	256	/* completion queue entries */
+
+/**
+ * enum percs_pkt_kind - what a packet (or send descriptor) is
+ * @PERCS_PKT_PAD: filler: skip to the end of the FIFO; never sent
+ * @PERCS_PKT_FIFO: FIFO send/receive: payload lands in the target's
+ *	receive FIFO
+ * @PERCS_PKT_IMM: immediate send (ICSWX): one flit, lands in the target's
+ *	receive FIFO; only valid in an immediate-send slot
+ * @PERCS_PKT_IP: IP datagram through the FIFO (not executed yet)
+ * @PERCS_PKT_RDMA: RDMA descriptor, &struct percs_rdma_ext follows the
+ *	header (not executed yet)
+ * @PERCS_PKT_ATOMIC: remote atomic update, &struct percs_atomic_ext
+ *	follows (not executed yet)
+ * @PERCS_PKT_COLL: CAU collective packet, &struct percs_coll_ext follows
+ *	(not executed yet)
+ *
+ * The kind is a __u8 field in the header; an enum only names the values.
+ * Kinds that the module does not execute yet complete with EOPNOTSUPP.
+ */
+enum percs_pkt_kind {
+	PERCS_PKT_PAD = 0,
+	PERCS_PKT_FIFO = 1,
+	PERCS_PKT_IMM = 2,
+	PERCS_PKT_IP = 3,
+	PERCS_PKT_RDMA = 4,
+	PERCS_PKT_ATOMIC = 5,
+	PERCS_PKT_COLL = 6,
+	PERCS_PKT_KIND_MAX = PERCS_PKT_COLL,
+};
+
+/**
+ * enum percs_route_mode - how the ISR picks a route for one packet
+ * @PERCS_ROUTE_DIRECT: shortest direct route (at most L-D-L), hw_direct
+ * @PERCS_ROUTE_DIRECT_STRIPED: hardware round-robin over the available
+ *	direct and indirect routes, hw_direct_striped
+ * @PERCS_ROUTE_SW_INDIRECT: indirect through the intermediate supernode
+ *	named in &percs_pkt_hdr.route_arg (at most L-D-L-D-L), sw_indirect
+ * @PERCS_ROUTE_HW_INDIRECT: indirect through a pseudo-randomly chosen
+ *	intermediate supernode, hw_indirect
+ */
+enum percs_route_mode {
+	PERCS_ROUTE_DIRECT = 0,
+	PERCS_ROUTE_DIRECT_STRIPED = 1,
+	PERCS_ROUTE_SW_INDIRECT = 2,
+	PERCS_ROUTE_HW_INDIRECT = 3,
+	PERCS_ROUTE_MAX = PERCS_ROUTE_HW_INDIRECT,
+};
+
+/**
+ * struct percs_addr - network address of one window
+ * @hub: hub number, 0 .. number of hubs - 1 (supernode * hubs per
+ *	supernode + hub index within the supernode)
+ * @hfi: HFI unit within the hub, 0 or 1
+ * @reserved: must be zero
+ * @window: window index within the HFI
+ */
+struct percs_addr {
+	__u32 hub;
+	__u8 hfi;
+	__u8 reserved;
+	__u16 window;
+};
+
+/* percs_pkt_hdr.flags */
+#define PERCS_PKT_F_NOTIFY	(1U << 0) /* post a CQE when the packet lands */
+#define PERCS_PKT_F_ALL		PERCS_PKT_F_NOTIFY
+
+/**
+ * struct percs_pkt_hdr - header of every packet and send descriptor
+ * @kind: enum percs_pkt_kind
+ * @route: enum percs_route_mode
+ * @flags: PERCS_PKT_F_*
+ * @length: payload bytes following the header (and any kind extension),
+ *	at most %PERCS_MAX_PAYLOAD (%PERCS_IMM_PAYLOAD for immediate sends)
+ * @route_arg: intermediate supernode for %PERCS_ROUTE_SW_INDIRECT, else 0
+ * @dst: destination window
+ * @src: source window; written by the HFI, ignored on send
+ * @job_key: job key of the sending window; written by the HFI, ignored on
+ *	send (a window cannot forge it)
+ * @tag: opaque to the HFI; delivered with the packet and echoed in the
+ *	completion entry of the send (for matching in upper layers)
+ *
+ * In a FIFO a packet occupies DIV_ROUND_UP(32 + @length, 128) consecutive
+ * 128-byte units and never wraps: a %PERCS_PKT_PAD entry fills the tail
+ * of the FIFO when the next packet does not fit before its end.  A pad's
+ * @length is its size in bytes minus the header.
+ */
+struct percs_pkt_hdr {
+	__u8 kind;
+	__u8 route;
+	__u16 flags;
+	__u16 length;
+	__u16 route_arg;
+	struct percs_addr dst;
+	struct percs_addr src;
+	__u32 job_key;
+	__u32 tag;
+};
+
+/**
+ * struct percs_rdma_ext - follows the header of a %PERCS_PKT_RDMA descriptor
+ * @op: PERCS_RDMA_OP_*
+ * @flags: PERCS_RDMA_F_*
+ * @reserved: must be zero
+ * @handle: registration handle in the target window
+ * @local_handle: registration handle in the initiating window (0 for
+ *	FIFO-to-memory: the payload follows this extension in the FIFO)
+ * @remote_addr: effective address in the target's registration
+ * @local_addr: effective address in the initiator's registration
+ * @len: bytes to transfer
+ * @user_data: echoed in the completion entry
+ */
+struct percs_rdma_ext {
+	__u8 op;
+	__u8 flags;
+	__u16 reserved;
+	__u32 handle;
+	__u32 local_handle;
+	__u32 reserved2;
+	__u64 remote_addr;
+	__u64 local_addr;
+	__u64 len;
+	__u64 user_data;
+};
+
+#define PERCS_RDMA_OP_WRITE	0
+#define PERCS_RDMA_OP_READ	1
+#define PERCS_RDMA_OP_FIFO_WRITE 2
+#define PERCS_RDMA_F_FENCE	(1U << 0) /* start after all earlier ones complete */
+#define PERCS_RDMA_F_NOTIFY_TARGET (1U << 1) /* CQE at the target too */
+
+/**
+ * struct percs_atomic_op - one operation of an atomic update packet
+ * @addr: effective address of the naturally aligned operand
+ * @operand: the value to add/and/or/xor/swap in
+ * @compare: comparand for compare-and-swap, else 0
+ */
+struct percs_atomic_op {
+	__u64 addr;
+	__u64 operand;
+	__u64 compare;
+};
+
+/**
+ * struct percs_atomic_ext - follows the header of a %PERCS_PKT_ATOMIC packet
+ * @op: PERCS_ATOMIC_* (the libfabric fi_op order of the supported ops)
+ * @width: operand size in bytes: 1, 2, 4 or 8
+ * @count: operations in this packet, 1..4 (more than one: packed mode,
+ *	non-fetching only)
+ * @flags: PERCS_ATOMIC_F_*
+ * @handle: registration handle in the target window
+ * @seq: sequence number for exactly-once delivery, assigned by the HFI
+ * @user_data: echoed in the completion entry
+ *
+ * @count &struct percs_atomic_op follow (packed mode: a cache line).
+ */
+struct percs_atomic_ext {
+	__u8 op;
+	__u8 width;
+	__u8 count;
+	__u8 flags;
+	__u32 handle;
+	__u64 seq;
+	__u64 user_data;
+};
+
+#define PERCS_ATOMIC_ADD	0
+#define PERCS_ATOMIC_AND	1
+#define PERCS_ATOMIC_OR		2
+#define PERCS_ATOMIC_XOR	3
+#define PERCS_ATOMIC_CSWAP	4
+#define PERCS_ATOMIC_F_FETCH	(1U << 0)
+
+/**
+ * struct percs_coll_ext - follows the header of a %PERCS_PKT_COLL packet
+ * @tree: CAU tree id
+ * @op: reduction operation
+ * @type: element type
+ * @count: elements in the payload
+ * @seq: operation sequence number in the tree
+ */
+struct percs_coll_ext {
+	__u32 tree;
+	__u8 op;
+	__u8 type;
+	__u16 count;
+	__u64 seq;
+};
+
+/**
+ * struct percs_cqe - completion queue entry
+ * @user_data: the packet's tag (FIFO and immediate sends), or the
+ *	descriptor's user_data (RDMA, atomics)
+ * @res: 0 on success, or a negative errno (see Documentation/uapi.rst)
+ * @kind: the packet kind that completed
+ * @flags: PERCS_CQE_F_*
+ * @reserved: zero
+ *
+ * Successful FIFO and immediate sends post no entry unless the header has
+ * %PERCS_PKT_F_NOTIFY; failed ones always do.
+ */
+struct percs_cqe {
+	__u64 user_data;
+	__s32 res;
+	__u8 kind;
+	__u8 flags;
+	__u16 reserved;
+};
+
+#define PERCS_CQE_F_IMM		(1U << 0) /* came from an immediate slot */
+
+/*
+ * The doorbell page: written by the application, read once per use by the
+ * HFI.  All positions are free-running 64-bit counts; the slot they name is
+ * position modulo the ring size.
+ */
+struct percs_doorbell {
+	/** @send_tail: trigger: units (128 B) composed in the send FIFO */
+	__u64 send_tail;
+	__u64 pad0[7];
+	/** @recv_head: credit: units consumed from the receive FIFO */
+	__u64 recv_head;
+	__u64 pad1[7];
+	/** @imm_tail: immediate-send slots filled */
+	__u64 imm_tail;
+	__u64 pad2[7];
+	/** @cq_head: completion entries consumed */
+	__u64 cq_head;
+	__u64 pad3[7];
+};
+
+/* percs_status.flags */
+#define PERCS_STATUS_NEED_WAKEUP (1U << 0) /* polling engine sleeps: kick */
+#define PERCS_STATUS_ERROR	(1U << 1) /* see error */
+#define PERCS_STATUS_CQ_OVERFLOW (1U << 2) /* entries were dropped */
+#define PERCS_STATUS_SEND_BLOCKED (1U << 3) /* send FIFO waits for a target */
+#define PERCS_STATUS_SENDERS_WAIT (1U << 4) /* others wait for our credits */
+
+/**
+ * struct percs_status - the status page: written by the HFI, read-only
+ * @send_head: send FIFO units the HFI has consumed
+ * @recv_tail: receive FIFO units the HFI has written
+ * @imm_head: immediate-send slots the HFI has consumed
+ * @cq_tail: completion entries posted
+ * @flags: PERCS_STATUS_*
+ * @error: last window error (a positive errno): a bad trigger or credit
+ * @packets_sent: packets accepted from this window (FIFO and immediate)
+ * @packets_received: packets written into the receive FIFO
+ * @send_errors: packets that completed with an error
+ * @cq_overflows: completion entries dropped because the CQ was full
+ * @send_blocked: times a send waited because its target's FIFO was full
+ * @reserved: zero; room for growth inside the page
+ */
+struct percs_status {
+	__u64 send_head;
+	__u64 pad0[7];
+	__u64 recv_tail;
+	__u64 pad1[7];
+	__u64 imm_head;
+	__u64 pad2[7];
+	__u64 cq_tail;
+	__u64 pad3[7];
+	__u32 flags;
+	__u32 error;
+	__u64 packets_sent;
+	__u64 packets_received;
+	__u64 send_errors;
+	__u64 cq_overflows;
+	__u64 send_blocked;
+	__u64 reserved[10];
+};
+
+/**
+ * enum percs_region_id - the mmap regions of a window
+ * @PERCS_REGION_SEND_FIFO: send FIFO, read/write
+ * @PERCS_REGION_RECV_FIFO: receive FIFO, read-only
+ * @PERCS_REGION_DOORBELL: &struct percs_doorbell page, read/write
+ * @PERCS_REGION_STATUS: &struct percs_status page, read-only
+ * @PERCS_REGION_IMM: immediate-send slots, %PERCS_IMM_SLOTS flits, r/w
+ * @PERCS_REGION_CQ: completion queue, &struct percs_cqe ring, read-only
+ * @PERCS_REGION_MAX: size of &percs_window_reserve.regions
+ */
+enum percs_region_id {
+	PERCS_REGION_SEND_FIFO = 0,
+	PERCS_REGION_RECV_FIFO = 1,
+	PERCS_REGION_DOORBELL = 2,
+	PERCS_REGION_STATUS = 3,
+	PERCS_REGION_IMM = 4,
+	PERCS_REGION_CQ = 5,
+	PERCS_REGION_MAX = 8,
+};
+
+#define PERCS_REGION_F_VALID	(1U << 0)
+#define PERCS_REGION_F_WRITABLE	(1U << 1)
+
+/**
+ * struct percs_region - where one region of a window is mapped
+ * @offset: the mmap offset to pass for this region (an opaque key)
+ * @length: exact mmap length in bytes, a multiple of the page size
+ * @flags: PERCS_REGION_F_*
+ */
+struct percs_region {
+	__u64 offset;
+	__u32 length;
+	__u32 flags;
+};
+
+/**
+ * struct percs_hfi_info - PERCS_IOC_HFI_INFO: describe an HFI and the system
+ * @size: sizeof(struct percs_hfi_info)
+ * @flags: must be zero
+ * @hub: this HFI's hub number
+ * @supernode: the hub's supernode
+ * @unit: HFI unit within the hub (0 or 1)
+ * @windows_total: windows of this HFI
+ * @windows_in_use: windows currently reserved
+ * @nr_supernodes: supernodes in the emulated system
+ * @hubs_per_supernode: hubs in each supernode
+ * @nr_hubs: hubs in the emulated system
+ * @hfis_per_hub: HFIs per hub (2)
+ * @max_packet: %PERCS_MAX_PACKET
+ * @flit_size: %PERCS_FLIT_SIZE
+ * @reserved: zero
+ */
+struct percs_hfi_info {
+	__u32 size;
+	__u32 flags;
+	__u32 hub;
+	__u32 supernode;
+	__u32 unit;
+	__u32 windows_total;
+	__u32 windows_in_use;
+	__u32 nr_supernodes;
+	__u32 hubs_per_supernode;
+	__u32 nr_hubs;
+	__u32 hfis_per_hub;
+	__u32 max_packet;
+	__u32 flit_size;
+	__u32 reserved;
+};
+#define PERCS_IOC_HFI_INFO	_IO(PERCS_IOCTL_TYPE, 0x00)
+
+/* percs_window_reserve.flags */
+#define PERCS_WINDOW_F_POLL	(1U << 0) /* engine: HFI polling thread */
+#define PERCS_WINDOW_F_ALL	PERCS_WINDOW_F_POLL
+
+#define PERCS_WINDOW_ANY	0xffffffffU
+
+/**
+ * struct percs_window_reserve - PERCS_IOC_WINDOW_RESERVE on an HFI fd
+ * @size: sizeof(struct percs_window_reserve)
+ * @flags: PERCS_WINDOW_F_*; without %PERCS_WINDOW_F_POLL the engine runs
+ *	in the caller's context on PERCS_IOC_KICK
+ * @send_fifo_size: send FIFO bytes: a power of two in
+ *	[%PERCS_FIFO_MIN_SIZE, %PERCS_FIFO_MAX_SIZE]
+ * @recv_fifo_size: receive FIFO bytes, same bounds
+ * @job_key: the job this window belongs to (non-zero); see
+ *	Documentation/uapi.rst for who may use which key
+ * @window: in: %PERCS_WINDOW_ANY or the index wanted; out: the index
+ * @fd: out: the window fd (also the ioctl's return value)
+ * @imm_slots: out: %PERCS_IMM_SLOTS
+ * @cq_entries: out: %PERCS_CQ_ENTRIES
+ * @reserved: must be zero
+ * @addr: out: this window's network address
+ * @regions: out: the mmap layout, indexed by enum percs_region_id
+ *
+ * On success returns a new file descriptor (O_CLOEXEC) owning the window:
+ * the window is released when the last reference to that file goes (the
+ * fd and every mapping of it).
+ */
+struct percs_window_reserve {
+	__u32 size;
+	__u32 flags;
+	__u32 send_fifo_size;
+	__u32 recv_fifo_size;
+	__u32 job_key;
+	__u32 window;
+	__u32 fd;
+	__u32 imm_slots;
+	__u32 cq_entries;
+	__u32 reserved;
+	struct percs_addr addr;
+	struct percs_region regions[PERCS_REGION_MAX];
+};
+#define PERCS_IOC_WINDOW_RESERVE _IO(PERCS_IOCTL_TYPE, 0x01)
+
+/**
+ * struct percs_window_query - PERCS_IOC_WINDOW_QUERY on an HFI fd
+ * @size: sizeof(struct percs_window_query)
+ * @flags: must be zero
+ * @window: in: window index
+ * @state: out: PERCS_WSTATE_*
+ * @job_key: out: the window's job key
+ * @pid: out: tgid of the reserving process (in the caller's pid namespace,
+ *	0 if not visible there)
+ * @uid: out: euid of the reserving process
+ * @wflags: out: the reservation flags
+ * @send_fifo_size: out
+ * @recv_fifo_size: out
+ * @packets_sent: out
+ * @packets_received: out
+ * @send_errors: out
+ * @send_blocked: out
+ *
+ * Returns ENOENT for a free window (state is then %PERCS_WSTATE_FREE).
+ */
+struct percs_window_query {
+	__u32 size;
+	__u32 flags;
+	__u32 window;
+	__u32 state;
+	__u32 job_key;
+	__u32 pid;
+	__u32 uid;
+	__u32 wflags;
+	__u32 send_fifo_size;
+	__u32 recv_fifo_size;
+	__u64 packets_sent;
+	__u64 packets_received;
+	__u64 send_errors;
+	__u64 send_blocked;
+};
+#define PERCS_IOC_WINDOW_QUERY	_IO(PERCS_IOCTL_TYPE, 0x02)
+
+#define PERCS_WSTATE_FREE	0
+#define PERCS_WSTATE_ACTIVE	1
+
+/*
+ * PERCS_IOC_KICK on a window fd: the doorbell's fast path.  The argument is
+ * not a pointer but a PERCS_KICK_F_* mask (no copy-in on the hot path, as
+ * io_uring_enter's flags).  Runs the engine for the window in the caller's
+ * context (kick mode) or wakes the HFI's polling thread (poll mode).
+ * Returns the number of packets the call moved, or -errno.
+ */
+#define PERCS_KICK_F_SEND	(1U << 0) /* process the send FIFO */
+#define PERCS_KICK_F_IMM	(1U << 1) /* process the immediate slots */
+#define PERCS_KICK_F_CREDIT	(1U << 2) /* credits returned: retry senders */
+#define PERCS_KICK_F_ALL	(PERCS_KICK_F_SEND | PERCS_KICK_F_IMM | \
+				 PERCS_KICK_F_CREDIT)
+#define PERCS_IOC_KICK		_IO(PERCS_IOCTL_TYPE, 0x10)
+
+#endif /* _UAPI_LINUX_PERCS_H */
