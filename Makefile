@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# percs top-level build.
+#   make          module (percs.ko), libpercs (static, shared, .pc), tools, selftests
+#   make check    install dependencies, build, unit tests (ASan/UBSan), VM tests
+#   make run      boot the default emulated system in a VM and run the demo
+#
+# Each directory adds its rules through a fragment (*.mk) included below.
+
+SRC := $(CURDIR)
+BUILD ?= $(SRC)/build
+KVER ?= $(shell $(SRC)/scripts/kver.sh)
+KDIR ?= /lib/modules/$(KVER)/build
+
+CC ?= cc
+CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread \
+	-I$(SRC)/include/uapi -I$(SRC)/lib
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+
+.PHONY: all module clean check run unit-tests vm-tests deps
+all: module
+
+module: percs.ko
+percs.ko: $(wildcard kernel/*.c kernel/*.h firmware-model/*.c firmware-model/*.h) \
+	  include/uapi/linux/percs.h Kbuild
+	$(MAKE) -C $(KDIR) M=$(SRC) modules
+
+include $(wildcard firmware-model/*.mk lib/*.mk tools/*/*.mk selftests/*.mk)
+
+deps:
+	$(SRC)/scripts/deps.sh
+
+# Each test stage writes TAP files into $(BUILD)/results; the summary counts
+# them and prints "N passed, N failed".
+check: deps
+	rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
+	$(MAKE) all
+	$(MAKE) unit-tests
+	$(MAKE) vm-tests
+	$(SRC)/scripts/summary.sh $(BUILD)/results
+
+run: all
+	$(SRC)/tools/vm/percs-vm --module $(SRC)/percs.ko -- $(SRC)/tools/run/demo.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(SRC) clean
+	rm -rf $(BUILD)

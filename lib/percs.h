@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libpercs: userspace driver for the emulated PERCS HFI.
+ *
+ * Every function returns 0 (or a count) on success and a negative errno on
+ * failure; -EAGAIN means "busy, try again" (ICSWX's rejected condition, a
+ * full send FIFO).  No function blocks unless its name says wait.
+ * Thread safety: a window is driven by one thread at a time (as a hardware
+ * window is); different windows are independent.
+ */
+#ifndef LIBPERCS_PERCS_H
+#define LIBPERCS_PERCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/percs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct percs_hfi;
+struct percs_window;
+
+/**
+ * percs_hfi_open() - open the character device of one HFI
+ * @hub: hub number
+ * @unit: HFI unit within the hub (0 or 1)
+ * @out: the opened HFI
+ *
+ * Opens /dev/percs-hfiN, N = hub * 2 + unit (the directory can be
+ * overridden with the PERCS_DEV_DIR environment variable).
+ * Return: 0, -ENOENT if the device does not exist, or another -errno.
+ */
+int percs_hfi_open(unsigned int hub, unsigned int unit, struct percs_hfi **out);
+
+/**
+ * percs_hfi_close() - close an HFI opened by percs_hfi_open()
+ * @hfi: the HFI; windows reserved through it stay valid
+ */
+void percs_hfi_close(struct percs_hfi *hfi);
+
+/**
+ * percs_hfi_info() - describe the HFI and the emulated system
+ * @hfi: the HFI
+ * @info: filled in (PERCS_IOC_HFI_INFO)
+ * Return: 0 or -errno.
+ */
+int percs_hfi_info(struct percs_hfi *hfi, struct percs_hfi_info *info);
+
+/**
+ * percs_hfi_fd() - the HFI's file descriptor, for ioctls the library lacks
+ * @hfi: the HFI
+ */
+int percs_hfi_fd(const struct percs_hfi *hfi);
+
+/**
+ * struct percs_window_attr - what to reserve
+ * @flags: PERCS_WINDOW_F_* (PERCS_WINDOW_F_POLL: polling engine)
+ * @send_fifo_size: bytes, power of two; 0 means PERCS_FIFO_DEF_SIZE
+ * @recv_fifo_size: bytes, power of two; 0 means PERCS_FIFO_DEF_SIZE
+ * @job_key: job key, non-zero
+ * @window: PERCS_WINDOW_ANY or a specific index
+ */
+struct percs_window_attr {
+	uint32_t flags;
+	uint32_t send_fifo_size;
+	uint32_t recv_fifo_size;
+	uint32_t job_key;
+	uint32_t window;
+};
+
+/**
+ * percs_window_reserve() - reserve a window and map all its regions
+ * @hfi: the HFI to reserve on
+ * @attr: what to reserve
+ * @out: the window
+ * Return: 0, -ENOSPC when every window is taken, -EBUSY when the named
+ * window is taken, -EINVAL for bad sizes or flags, -EACCES for a job key
+ * bound to another user, or another -errno.
+ */
+int percs_window_reserve(struct percs_hfi *hfi,
+			 const struct percs_window_attr *attr,
+			 struct percs_window **out);
+
+/**
+ * percs_window_release() - unmap and close a window (frees the window)
+ * @w: the window (may be NULL)
+ */
+void percs_window_release(struct percs_window *w);
+
+/** percs_window_fd() - the window's file descriptor (poll(), passing it) */
+int percs_window_fd(const struct percs_window *w);
+
+/** percs_window_addr() - the window's network address */
+struct percs_addr percs_window_addr(const struct percs_window *w);
+
+/** percs_window_status() - the window's mapped status page (read-only) */
+const volatile struct percs_status *percs_window_status(const struct percs_window *w);
+
+/**
+ * percs_kick() - run the engine (kick mode) or wake it (poll mode)
+ * @w: the window
+ * @flags: PERCS_KICK_F_*
+ * Return: packets moved, or -errno (-EINVAL after a bad trigger).
+ */
+int percs_kick(struct percs_window *w, unsigned int flags);
+
+/*
+ * FIFO send.  percs_send() composes one packet and triggers it: in kick
+ * mode it kicks, in poll mode it kicks only when the engine sleeps.
+ * For streaming, percs_send_compose() several packets and then
+ * percs_send_trigger() once.
+ */
+
+/**
+ * percs_send_compose() - compose one FIFO packet without triggering it
+ * @w: the window
+ * @dst: destination window
+ * @buf: payload (may be NULL when @len is 0)
+ * @len: payload bytes, at most PERCS_MAX_PAYLOAD
+ * @tag: carried to the receiver and echoed in completions
+ * @flags: PERCS_PKT_F_*
+ * Return: 0, -EMSGSIZE if @len is too big, -EAGAIN if the send FIFO has no
+ * room (trigger and kick, then retry).
+ */
+int percs_send_compose(struct percs_window *w, const struct percs_addr *dst,
+		       const void *buf, size_t len, uint32_t tag,
+		       unsigned int flags);
+
+/**
+ * percs_send_trigger() - the 8-byte trigger store, plus a kick if needed
+ * @w: the window
+ * Return: 0 or -errno from the kick.
+ */
+int percs_send_trigger(struct percs_window *w);
+
+/**
+ * percs_send() - compose and trigger one packet
+ * Same arguments and returns as percs_send_compose(); -EAGAIN only after a
+ * kick failed to make room (the target's receive FIFO is full).
+ */
+int percs_send(struct percs_window *w, const struct percs_addr *dst,
+	       const void *buf, size_t len, uint32_t tag, unsigned int flags);
+
+/** percs_send_space() - bytes of payload that fit in the send FIFO now */
+size_t percs_send_space(const struct percs_window *w);
+
+/**
+ * percs_icswx() - immediate send of one cache line
+ * @w: the window
+ * @dst: destination window
+ * @buf: payload
+ * @len: at most PERCS_IMM_PAYLOAD (96) bytes
+ * @tag: as for percs_send()
+ * Return: 0 accepted, -EAGAIN busy (every slot still held by the HFI),
+ * -EMSGSIZE if @len is too big.
+ */
+int percs_icswx(struct percs_window *w, const struct percs_addr *dst,
+		const void *buf, size_t len, uint32_t tag);
+
+/*
+ * Receive.  percs_recv_peek() returns the next packet in place (header, the
+ * payload follows it contiguously); percs_recv_consume() releases it
+ * locally; percs_recv_credit() makes the 8-byte credit store (and kicks
+ * with PERCS_KICK_F_CREDIT if senders wait for us).  percs_recv() does all
+ * three with a copy.
+ */
+
+/** percs_recv_peek() - next received packet, or NULL if none */
+const struct percs_pkt_hdr *percs_recv_peek(struct percs_window *w);
+
+/** percs_recv_consume() - release the packet percs_recv_peek() returned */
+void percs_recv_consume(struct percs_window *w);
+
+/** percs_recv_credit() - return consumed space to the HFI */
+int percs_recv_credit(struct percs_window *w);
+
+/**
+ * percs_recv() - copy out the next packet, consume it and return credit
+ * @w: the window
+ * @hdr: if not NULL, receives the packet header
+ * @buf: payload destination
+ * @cap: bytes available at @buf
+ * Return: payload length, -EAGAIN if nothing arrived, -EMSGSIZE if the
+ * payload is larger than @cap (the packet is left in place).
+ */
+int percs_recv(struct percs_window *w, struct percs_pkt_hdr *hdr, void *buf,
+	       size_t cap);
+
+/**
+ * percs_wait() - block until a packet or completion arrives
+ * @w: the window
+ * @timeout_ms: as poll(2)
+ * Return: 1 if something is ready, 0 on timeout, -errno.
+ */
+int percs_wait(struct percs_window *w, int timeout_ms);
+
+/**
+ * percs_cq_poll() - take up to @max completion entries
+ * Return: entries taken (0 if none).
+ */
+int percs_cq_poll(struct percs_window *w, struct percs_cqe *cqe, int max);
+
+/** percs_strerror() - describe a libpercs/completion error code */
+const char *percs_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBPERCS_PERCS_H */
