@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs: the engine's send side - consuming a window's immediate slots and
+ * send FIFO, routing each packet and handing it to the target.
+ *
+ * Every header is copied once into kernel memory and validated there; the
+ * payload is copied straight from the (user-writable) FIFO to the target,
+ * so a racing writer can only garble its own data.  A packet whose target
+ * FIFO is full stays where it is and the window waits on pd->blocked.
+ */
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include "percs.h"
+#include "packet.h"
+
+/**
+ * struct percs_pass - what one engine pass over a window found
+ * @moved: packets consumed (delivered or completed with an error)
+ * @blocked: a target's receive FIFO was full
+ * @blocked_on: that target's global window id
+ * @bad_index: the doorbell held an invalid trigger
+ * @more: the budget ran out with packets left
+ */
+struct percs_pass {
+	int moved;
+	bool blocked;
+	u32 blocked_on;
+	bool bad_index;
+	bool more;
+};
+
+/* Route and deliver one validated packet; stamps src and job key. */
+static int percs_engine_send_one(struct percs_window *w,
+				 struct percs_pkt_hdr *h, const void *payload,
+				 struct percs_pass *p)
+{
+	struct percs_dev *pd = w->hfi->pd;
+	struct percs_window *t;
+	struct fm_route route;
+	int ret;
+
+	ret = fm_route_direct(&pd->topo, w->hfi->hub, h->dst.hub, &route);
+	if (ret)
+		return ret;
+
+	h->src.hub = w->hfi->hub;
+	h->src.hfi = w->hfi->unit;
+	h->src.reserved = 0;
+	h->src.window = w->index;
+	h->job_key = w->job_key;
+
+	rcu_read_lock();
+	t = percs_window_lookup_rcu(pd, &h->dst, &ret);
+	if (t)
+		ret = percs_window_may_send_to(w, t);
+	if (!ret) {
+		ret = percs_fifo_deliver(t, h, payload);
+		if (ret == -EAGAIN) {
+			p->blocked = true;
+			p->blocked_on = percs_window_gid(t);
+		}
+	}
+	rcu_read_unlock();
+	if (!ret)
+		atomic64_inc(&w->hfi->stats[route.route_class]);
+	return ret;
+}
+
+/* Complete one packet: count it and post a CQE when asked or on error. */
+static void percs_engine_complete(struct percs_window *w,
+				  const struct percs_pkt_hdr *h, int res,
+				  u8 cqe_flags, struct percs_pass *p)
+{
+	p->moved++;
+	if (!res) {
+		WRITE_ONCE(w->st->packets_sent, w->st->packets_sent + 1);
+		if (!(h->flags & PERCS_PKT_F_NOTIFY))
+			return;
+	}
+	percs_cq_post(w, h->tag, res, h->kind, cqe_flags);
+}
+
+static void percs_engine_run_imm(struct percs_window *w, struct percs_pass *p)
+{
+	u8 line[PERCS_FLIT_SIZE];
+	struct percs_pkt_hdr *h = (struct percs_pkt_hdr *)line;
+	u64 tail = READ_ONCE(w->db->imm_tail);
+	u64 start = w->imm_head;
+	int res;
+
+	/* Behind the head or more than the ring ahead: ignore and report. */
+	if (tail - w->imm_head > PERCS_IMM_SLOTS) {
+		percs_window_error(w, -EINVAL);
+		p->bad_index = true;
+		return;
+	}
+	while (w->imm_head != tail) {
+		memcpy(line, percs_ring_unit(&w->imm, w->imm_head),
+		       sizeof(line));
+		res = fm_pkt_check(h, true);
+		if (!res) {
+			res = percs_engine_send_one(w, h, line + sizeof(*h), p);
+			if (res == -EAGAIN)
+				break;
+		}
+		percs_engine_complete(w, h, res, PERCS_CQE_F_IMM, p);
+		w->imm_head++;
+	}
+	if (w->imm_head != start)
+		smp_store_release(&w->st->imm_head, w->imm_head);
+}
+
+/*
+ * The trigger may only move forward and never past send_head + ring size;
+ * a bad value is ignored (the last good one stays) and reported.
+ */
+static void percs_engine_read_trigger(struct percs_window *w,
+				      struct percs_pass *p)
+{
+	u64 tail = READ_ONCE(w->db->send_tail);
+	u64 room = (u64)w->send.units - (w->send_tail - w->send_head);
+
+	if (tail - w->send_tail > room) {
+		percs_window_error(w, -EINVAL);
+		p->bad_index = true;
+		return;
+	}
+	w->send_tail = tail;
+}
+
+/* Consume the packets between send_head and the trigger. */
+static void percs_engine_run_fifo(struct percs_window *w, struct percs_pass *p)
+{
+	struct percs_ring *ring = &w->send;
+	unsigned int budget = PERCS_ENGINE_BUDGET;
+	u64 start = w->send_head;
+	struct percs_pkt_hdr h;
+
+	percs_engine_read_trigger(w, p);
+	while (w->send_head != w->send_tail) {
+		u64 avail = w->send_tail - w->send_head;
+		u32 contig = ring->units - (w->send_head & (ring->units - 1));
+		const u8 *unit = percs_ring_unit(ring, w->send_head);
+		u32 units;
+		int res;
+
+		if (!budget--) {
+			p->more = true;
+			break;
+		}
+		memcpy(&h, unit, sizeof(h));
+		if (h.kind == PERCS_PKT_PAD) {
+			/* A pad fills exactly the rest of the ring. */
+			if (h.length == fm_pkt_pad_length(contig) &&
+			    contig <= avail) {
+				w->send_head += contig;
+				continue;
+			}
+			res = -EINVAL;
+			units = avail;
+		} else {
+			units = fm_pkt_units(h.length);
+			res = fm_pkt_check(&h, false);
+			if (units > avail || units > contig) {
+				/* Past the trigger: nothing after it is sane. */
+				res = -EINVAL;
+				units = avail;
+			} else if (res == -EINVAL) {
+				units = avail;
+			}
+		}
+		if (!res) {
+			res = percs_engine_send_one(w, &h, unit + sizeof(h), p);
+			if (res == -EAGAIN)
+				break;
+		}
+		percs_engine_complete(w, &h, res, 0, p);
+		w->send_head += units;
+	}
+	if (w->send_head != start)
+		smp_store_release(&w->st->send_head, w->send_head);
+}
+
+/* Called with w->send_lock held: enter, move on or leave pd->blocked. */
+static void percs_engine_update_blocked(struct percs_window *w,
+					const struct percs_pass *p)
+{
+	struct percs_dev *pd = w->hfi->pd;
+	bool listed = !list_empty(&w->blocked_node);
+
+	if (p->blocked) {
+		if (!listed || w->blocked_on != p->blocked_on) {
+			spin_lock(&pd->blocked_lock);
+			w->blocked_on = p->blocked_on;
+			if (!listed)
+				list_add_tail(&w->blocked_node, &pd->blocked);
+			spin_unlock(&pd->blocked_lock);
+		}
+		if (!listed) {
+			percs_status_set(w, PERCS_STATUS_SEND_BLOCKED);
+			WRITE_ONCE(w->st->send_blocked,
+				   w->st->send_blocked + 1);
+		}
+	} else if (listed) {
+		spin_lock(&pd->blocked_lock);
+		list_del_init(&w->blocked_node);
+		spin_unlock(&pd->blocked_lock);
+		percs_status_clear(w, PERCS_STATUS_SEND_BLOCKED);
+	}
+}
+
+/* One pass under the send lock; Return: as percs_engine_run(). */
+static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
+			     bool *more)
+{
+	struct percs_pass p = { 0 };
+
+	spin_lock(&w->send_lock);
+	if (w->dead) {
+		spin_unlock(&w->send_lock);
+		return -ENODEV;
+	}
+	if (kick_flags & PERCS_KICK_F_IMM)
+		percs_engine_run_imm(w, &p);
+	if ((kick_flags & PERCS_KICK_F_SEND) && !p.blocked)
+		percs_engine_run_fifo(w, &p);
+	percs_engine_update_blocked(w, &p);
+	spin_unlock(&w->send_lock);
+	*more = p.more;
+	return p.bad_index ? -EINVAL : p.moved;
+}
+
+/**
+ * percs_engine_run() - run the send side of a window, in atomic context
+ * @w: the window
+ * @kick_flags: PERCS_KICK_F_SEND and/or PERCS_KICK_F_IMM
+ *
+ * One pass of at most %PERCS_ENGINE_BUDGET FIFO packets.
+ *
+ * Return: packets moved (delivered or completed with an error), -EINVAL
+ * after a bad trigger, -ENODEV if the window is being released.
+ */
+int percs_engine_run(struct percs_window *w, unsigned int kick_flags)
+{
+	bool more;
+
+	return percs_engine_pass(w, kick_flags, &more);
+}
+
+/**
+ * percs_engine_kick() - run the send side until it is idle or blocked
+ * @w: the window
+ * @kick_flags: PERCS_KICK_F_SEND and/or PERCS_KICK_F_IMM
+ *
+ * Process context: reschedules between passes.  Return: as
+ * percs_engine_run(), summed over the passes.
+ */
+int percs_engine_kick(struct percs_window *w, unsigned int kick_flags)
+{
+	int total = 0, ret;
+	bool more;
+
+	do {
+		ret = percs_engine_pass(w, kick_flags, &more);
+		if (ret < 0)
+			return ret;
+		total += ret;
+		if (more)
+			cond_resched();
+	} while (more);
+	return total;
+}
+
+/**
+ * percs_engine_has_work() - does a window have packets waiting to be sent?
+ * @w: the window; the caller holds w->send_lock and w is not dead
+ */
+bool percs_engine_has_work(struct percs_window *w)
+{
+	return READ_ONCE(w->db->send_tail) != w->send_head ||
+	       READ_ONCE(w->db->imm_tail) != w->imm_head;
+}
+
+/**
+ * percs_engine_credit() - a receiver returned credits: retry its senders
+ * @w: the receiving window
+ *
+ * Kick-mode senders are retried here, in the receiver's context; poll-mode
+ * senders by waking their HFI's polling engine.
+ */
+void percs_engine_credit(struct percs_window *w)
+{
+	struct percs_dev *pd = w->hfi->pd;
+	u32 me = percs_window_gid(w), gids[PERCS_CREDIT_BATCH];
+	struct percs_window *s, *tmp;
+	unsigned int n = 0, i;
+
+	percs_status_clear(w, PERCS_STATUS_SENDERS_WAIT);
+	spin_lock(&pd->blocked_lock);
+	list_for_each_entry_safe(s, tmp, &pd->blocked, blocked_node) {
+		if (s->blocked_on != me)
+			continue;
+		gids[n++] = percs_window_gid(s);
+		if (n == ARRAY_SIZE(gids))
+			break;
+	}
+	spin_unlock(&pd->blocked_lock);
+
+	for (i = 0; i < n; i++) {
+		rcu_read_lock();
+		s = percs_window_lookup_gid_rcu(pd, gids[i]);
+		if (s && (s->flags & PERCS_WINDOW_F_POLL))
+			percs_poll_kick(s->hfi);
+		else if (s)
+			percs_engine_run(s, PERCS_KICK_F_SEND |
+					    PERCS_KICK_F_IMM);
+		rcu_read_unlock();
+	}
+}
+
+/**
+ * percs_engine_unblock() - take a released window off the blocked list
+ * @w: the window, already dead
+ */
+void percs_engine_unblock(struct percs_window *w)
+{
+	struct percs_dev *pd = w->hfi->pd;
+
+	spin_lock(&pd->blocked_lock);
+	list_del_init(&w->blocked_node);
+	spin_unlock(&pd->blocked_lock);
+}

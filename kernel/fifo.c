@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs: the receive side of FIFO and immediate packets - writing a packet
+ * into a target window's receive FIFO.
+ */
+#include <linux/string.h>
+#include <linux/wait.h>
+
+#include "percs.h"
+#include "packet.h"
+
+/*
+ * The credit (recv_head) is written by user space: accept it only inside
+ * [last valid credit, recv_tail]; anything else frees nothing and is
+ * reported on the receiver.
+ */
+static u64 percs_fifo_read_credit(struct percs_window *t)
+{
+	u64 head = READ_ONCE(t->db->recv_head);
+
+	if (head - t->recv_head > t->recv_tail - t->recv_head) {
+		percs_window_error(t, -EINVAL);
+		return t->recv_head;
+	}
+	t->recv_head = head;
+	return head;
+}
+
+static bool percs_fifo_has_room(struct percs_window *t, u32 units)
+{
+	return t->recv_tail + units - percs_fifo_read_credit(t) <=
+	       t->recv.units;
+}
+
+static void percs_fifo_write_pad(struct percs_window *t, u32 units)
+{
+	struct percs_pkt_hdr *pad = percs_ring_unit(&t->recv, t->recv_tail);
+
+	memset(pad, 0, sizeof(*pad));
+	pad->kind = PERCS_PKT_PAD;
+	pad->length = fm_pkt_pad_length(units);
+	t->recv_tail += units;
+}
+
+/**
+ * percs_fifo_deliver() - write one packet into a target's receive FIFO
+ * @t: target window, found under rcu_read_lock() which the caller holds
+ * @h: validated header, with src and job_key already stamped
+ * @payload: h->length bytes
+ *
+ * A packet that does not fit is not written: the caller keeps it in the
+ * sender's FIFO and retries later (backpressure, never a silent drop).
+ *
+ * Return: 0, -EAGAIN when the FIFO is full, -ECONNREFUSED when the target
+ * is being released.
+ */
+int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
+		       const void *payload)
+{
+	u32 units = fm_pkt_units(h->length);
+	u32 contig, pad;
+	u8 *dst;
+
+	spin_lock(&t->recv_lock);
+	if (t->recv_dead) {
+		spin_unlock(&t->recv_lock);
+		return -ECONNREFUSED;
+	}
+	contig = t->recv.units - (t->recv_tail & (t->recv.units - 1));
+	pad = units > contig ? contig : 0;
+	if (!percs_fifo_has_room(t, pad + units)) {
+		/*
+		 * Tell the receiver someone waits, then look again: either we
+		 * see its new credit or it sees the flag and kicks a retry.
+		 */
+		percs_status_set(t, PERCS_STATUS_SENDERS_WAIT);
+		smp_mb__after_atomic();
+		if (!percs_fifo_has_room(t, pad + units)) {
+			spin_unlock(&t->recv_lock);
+			return -EAGAIN;
+		}
+	}
+	if (pad)
+		percs_fifo_write_pad(t, pad);
+
+	dst = percs_ring_unit(&t->recv, t->recv_tail);
+	memcpy(dst, h, sizeof(*h));
+	memcpy(dst + sizeof(*h), payload, h->length);
+	t->recv_tail += units;
+	WRITE_ONCE(t->st->packets_received, t->st->packets_received + 1);
+	/* Publish: the packet bytes before the index. */
+	smp_store_release(&t->st->recv_tail, t->recv_tail);
+	spin_unlock(&t->recv_lock);
+
+	if (wq_has_sleeper(&t->wq))
+		wake_up_interruptible(&t->wq);
+	return 0;
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs: emulated IBM PERCS Hub chips - module entry points and parameters.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "percs.h"
+
+static unsigned int supernodes = PERCS_DEF_SUPERNODES;
+module_param(supernodes, uint, 0444);
+MODULE_PARM_DESC(supernodes, "Supernodes in the emulated system (default 2)");
+
+static unsigned int hubs_per_supernode = PERCS_DEF_HUBS_PER_SN;
+module_param(hubs_per_supernode, uint, 0444);
+MODULE_PARM_DESC(hubs_per_supernode, "Hubs per supernode, 1..32 (default 4)");
+
+static unsigned int windows_per_hfi = PERCS_DEF_WINDOWS;
+module_param(windows_per_hfi, uint, 0444);
+MODULE_PARM_DESC(windows_per_hfi, "Windows of each HFI, 1..4096 (default 256)");
+
+unsigned int percs_poll_idle_us = PERCS_DEF_POLL_IDLE_US;
+module_param_named(poll_idle_us, percs_poll_idle_us, uint, 0644);
+MODULE_PARM_DESC(poll_idle_us,
+		 "Idle time before a polling engine sleeps, microseconds");
+
+static struct percs_dev *percs;
+
+static int __init percs_init(void)
+{
+	char err[128];
+	int ret;
+
+	if (!windows_per_hfi || windows_per_hfi > PERCS_MAX_WINDOWS) {
+		pr_err("windows_per_hfi=%u: must be 1..%u\n", windows_per_hfi,
+		       PERCS_MAX_WINDOWS);
+		return -EINVAL;
+	}
+
+	percs = kzalloc(sizeof(*percs), GFP_KERNEL);
+	if (!percs)
+		return -ENOMEM;
+
+	ret = fm_topo_init(&percs->topo, supernodes, hubs_per_supernode, err,
+			   sizeof(err));
+	if (ret) {
+		pr_err("bad topology: %s\n", err);
+		goto out_free;
+	}
+	percs->windows_per_hfi = windows_per_hfi;
+	percs->nr_hfis = percs->topo.nr_hubs * PERCS_HFIS_PER_HUB;
+	spin_lock_init(&percs->blocked_lock);
+	INIT_LIST_HEAD(&percs->blocked);
+	xa_init(&percs->jobkeys);
+	mutex_init(&percs->jobkey_lock);
+
+	percs_debugfs_init(percs);
+	ret = percs_hfi_init_all(percs);
+	if (ret)
+		goto out_debugfs;
+
+	pr_info("%u supernodes x %u hubs, %u HFIs, %u windows each\n",
+		percs->topo.nr_supernodes, percs->topo.hubs_per_sn,
+		percs->nr_hfis, percs->windows_per_hfi);
+	return 0;
+
+out_debugfs:
+	percs_debugfs_exit(percs);
+	percs_jobkey_destroy(percs);
+out_free:
+	kfree(percs);
+	return ret;
+}
+
+static void __exit percs_exit(void)
+{
+	percs_hfi_exit_all(percs);
+	percs_debugfs_exit(percs);
+	percs_jobkey_destroy(percs);
+	WARN_ON(atomic_read(&percs->live_windows));
+	/* Windows are freed after an RCU grace period. */
+	rcu_barrier();
+	kfree(percs);
+}
+
+module_init(percs_init);
+module_exit(percs_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Emulated IBM PERCS Hub chip network interface");
+MODULE_AUTHOR("percs developers");

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * percs: every limit of the module in one place.
+ */
+#ifndef _PERCS_PARAMS_H
+#define _PERCS_PARAMS_H
+
+#define PERCS_HFIS_PER_HUB	2
+#define PERCS_MAX_WINDOWS	4096	/* windows_per_hfi upper bound */
+#define PERCS_DEF_WINDOWS	256
+#define PERCS_DEF_SUPERNODES	2
+#define PERCS_DEF_HUBS_PER_SN	4
+#define PERCS_DEF_POLL_IDLE_US	1000
+
+/* Route classes counted per HFI: same hub, same supernode, other one. */
+#define PERCS_NR_ROUTE_CLASSES	3
+
+/*
+ * Packets one engine pass moves before it drops the window's send lock
+ * and may reschedule: bounds the time spent with preemption disabled.
+ */
+#define PERCS_ENGINE_BUDGET	256
+
+/* Blocked senders one credit kick retries. */
+#define PERCS_CREDIT_BATCH	64
+
+/* mmap keys: region r is at offset (r + 1) << PERCS_MMAP_KEY_SHIFT. */
+#define PERCS_MMAP_KEY_SHIFT	28
+
+#endif /* _PERCS_PARAMS_H */

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * percs: internal definitions shared by the files of the module.
+ *
+ * Object model: one &struct percs_dev (the emulated system) owns
+ * nr_hubs * 2 &struct percs_hfi; each HFI owns an RCU-protected table of
+ * &struct percs_window.  A window lives as long as its file.
+ *
+ * Locking (outermost first):
+ *   hfi->lock (mutex)      reservation, release, the window table, poll list
+ *   w->send_lock (spin)    the send side of a window: immediate slots,
+ *                          send FIFO, the window's CQ producer
+ *   t->recv_lock (spin)    the receive FIFO of a target window
+ *   pd->blocked_lock (spin) the list of windows waiting for credits
+ * A window's mapped regions are touched only under send_lock (send side)
+ * or recv_lock (receive side) after checking w->dead, so release can free
+ * them once it has set dead under both locks; the struct itself is freed
+ * after an RCU grace period because lookups happen under rcu_read_lock().
+ */
+#ifndef _PERCS_H
+#define _PERCS_H
+
+#include <linux/types.h>
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/rcupdate.h>
+#include <linux/list.h>
+#include <linux/xarray.h>
+#include <linux/uidgid.h>
+#include <linux/atomic.h>
+#include <linux/percs.h>
+
+#include "topology.h"
+#include "params.h"
+
+struct percs_dev;
+struct percs_window;
+
+/**
+ * struct percs_hfi - one emulated Host Fabric Interface
+ * @pd: the system it belongs to
+ * @id: global HFI number, hub * 2 + unit (the minor number)
+ * @hub: hub number
+ * @unit: unit within the hub
+ * @cdev: the character device
+ * @dev: the device in class percs (sysfs attributes)
+ * @lock: serialises reservation, release and the poll list
+ * @windows: window table, RCU-protected, written under @lock
+ * @in_use: windows reserved
+ * @poll_list: windows in poll mode, RCU list written under @lock
+ * @poll_thread: the polling engine, started with the first poll window
+ * @poll_wq: where the polling engine sleeps
+ * @poll_wake: set by a kick to wake the polling engine
+ * @stats: packets sent from this HFI by route class
+ */
+struct percs_hfi {
+	struct percs_dev *pd;
+	u32 id;
+	u32 hub;
+	u32 unit;
+	struct cdev cdev;
+	struct device *dev;
+	struct mutex lock;
+	struct percs_window __rcu **windows;
+	u32 in_use;
+	struct list_head poll_list;
+	struct task_struct *poll_thread;
+	wait_queue_head_t poll_wq;
+	atomic_t poll_wake;
+	atomic64_t stats[PERCS_NR_ROUTE_CLASSES];
+};
+
+/**
+ * struct percs_dev - the emulated system
+ * @topo: topology (firmware model)
+ * @windows_per_hfi: windows of each HFI
+ * @nr_hfis: nr_hubs * 2
+ * @hfis: the HFIs
+ * @devt: first device number
+ * @class: device class "percs"
+ * @blocked_lock: protects @blocked
+ * @blocked: windows whose send FIFO waits for a full target
+ * @jobkeys: job key -> struct percs_jobkey (see jobkey.c)
+ * @jobkey_lock: protects @jobkeys
+ * @live_windows: windows allocated and not yet freed
+ * @live_mappings: VMAs mapping a window region
+ * @debugfs: debugfs directory
+ */
+struct percs_dev {
+	struct fm_topology topo;
+	u32 windows_per_hfi;
+	u32 nr_hfis;
+	struct percs_hfi *hfis;
+	dev_t devt;
+	struct class *class;
+	spinlock_t blocked_lock;
+	struct list_head blocked;
+	struct xarray jobkeys;
+	struct mutex jobkey_lock;
+	atomic_t live_windows;
+	atomic_t live_mappings;
+	struct dentry *debugfs;
+};
+
+/**
+ * struct percs_ring - a circular buffer of 128-byte units
+ * @base: kernel address (vmalloc_user memory, mapped to user space)
+ * @units: size in units, a power of two
+ */
+struct percs_ring {
+	u8 *base;
+	u32 units;
+};
+
+/**
+ * struct percs_window - one HFI window
+ * @hfi: owning HFI
+ * @index: index in @hfi
+ * @flags: PERCS_WINDOW_F_* given at reservation
+ * @job_key: job key, fixed at reservation
+ * @uid: effective uid of the reserving process
+ * @pid: the reserving process (for queries)
+ * @regions: kernel addresses of the mapped regions, by percs_region_id
+ * @region_len: their sizes in bytes
+ * @db: the doorbell page (user-written: read once per use)
+ * @st: the status page (kernel-written)
+ * @cq: the completion ring
+ * @send: the send FIFO
+ * @recv: the receive FIFO
+ * @imm: the immediate-send slots
+ * @send_lock: see the locking rules at the top of this file
+ * @dead: set under both send_lock and recv_lock when the window is released
+ * @send_head: kernel's send FIFO position (published in @st)
+ * @send_tail: last valid trigger value seen
+ * @imm_head: kernel's immediate slot position
+ * @cq_tail: completion entries posted
+ * @recv_lock: serialises deliveries into @recv
+ * @recv_dead: @dead as seen under recv_lock
+ * @recv_tail: kernel's receive FIFO position (published in @st)
+ * @recv_head: last valid credit seen
+ * @blocked_node: entry in pd->blocked while @blocked_on is valid
+ * @blocked_on: global window id the send FIFO waits for
+ * @poll_node: entry in hfi->poll_list
+ * @wq: poll(2) waiters
+ * @rcu: frees the struct after readers are gone
+ */
+struct percs_window {
+	struct percs_hfi *hfi;
+	u32 index;
+	u32 flags;
+	u32 job_key;
+	kuid_t uid;
+	struct pid *pid;
+
+	void *regions[PERCS_REGION_MAX];
+	u32 region_len[PERCS_REGION_MAX];
+	struct percs_doorbell *db;
+	struct percs_status *st;
+	struct percs_cqe *cq;
+	struct percs_ring send;
+	struct percs_ring recv;
+	struct percs_ring imm;
+
+	spinlock_t send_lock;
+	bool dead;
+	u64 send_head;
+	u64 send_tail;
+	u64 imm_head;
+	u64 cq_tail;
+
+	spinlock_t recv_lock ____cacheline_aligned_in_smp;
+	bool recv_dead;
+	u64 recv_tail;
+	u64 recv_head;
+
+	struct list_head blocked_node;
+	u32 blocked_on;
+	struct list_head poll_node;
+	wait_queue_head_t wq;
+	struct rcu_head rcu;
+};
+
+/* A window's global id: unique over the system, for the blocked list. */
+static inline u32 percs_window_gid(const struct percs_window *w)
+{
+	return w->hfi->id * w->hfi->pd->windows_per_hfi + w->index;
+}
+
+static inline void *percs_ring_unit(const struct percs_ring *r, u64 pos)
+{
+	return r->base + (size_t)(pos & (r->units - 1)) * PERCS_FLIT_SIZE;
+}
+
+/* Status flags are set from several contexts; the page is read-only to
+ * user space, so atomic read-modify-write on it is safe.
+ */
+static inline void percs_status_set(struct percs_window *w, u32 bits)
+{
+	atomic_or(bits, (atomic_t *)&w->st->flags);
+}
+
+static inline void percs_status_clear(struct percs_window *w, u32 bits)
+{
+	atomic_andnot(bits, (atomic_t *)&w->st->flags);
+}
+
+void percs_window_error(struct percs_window *w, int err);
+
+extern unsigned int percs_poll_idle_us;
+
+/* hfi.c */
+int percs_hfi_init_all(struct percs_dev *pd);
+void percs_hfi_exit_all(struct percs_dev *pd);
+
+/* window.c */
+int percs_window_reserve(struct percs_hfi *hfi,
+			 struct percs_window_reserve *req,
+			 struct percs_window_reserve __user *ureq, u32 usize);
+int percs_window_query(struct percs_hfi *hfi, struct percs_window_query *q);
+struct percs_window *percs_window_lookup_rcu(struct percs_dev *pd,
+					     const struct percs_addr *a,
+					     int *err);
+struct percs_window *percs_window_lookup_gid_rcu(struct percs_dev *pd,
+						 u32 gid);
+int percs_window_may_send_to(const struct percs_window *src,
+			     const struct percs_window *dst);
+
+/* mmap.c */
+int percs_window_mmap(struct file *file, struct vm_area_struct *vma);
+u64 percs_region_key(unsigned int region);
+
+/* fifo.c: the receive side */
+int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
+		       const void *payload);
+
+/* cq.c */
+void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
+		   u8 flags);
+
+/* engine.c: the send side */
+int percs_engine_run(struct percs_window *w, unsigned int kick_flags);
+int percs_engine_kick(struct percs_window *w, unsigned int kick_flags);
+void percs_engine_credit(struct percs_window *w);
+void percs_engine_unblock(struct percs_window *w);
+bool percs_engine_has_work(struct percs_window *w);
+
+/* poll.c */
+int percs_poll_start(struct percs_hfi *hfi);
+void percs_poll_stop(struct percs_hfi *hfi);
+void percs_poll_kick(struct percs_hfi *hfi);
+
+/* jobkey.c */
+int percs_jobkey_get(struct percs_dev *pd, u32 key);
+void percs_jobkey_put(struct percs_dev *pd, u32 key);
+void percs_jobkey_destroy(struct percs_dev *pd);
+unsigned int percs_jobkey_count(struct percs_dev *pd);
+
+/* debugfs.c */
+void percs_debugfs_init(struct percs_dev *pd);
+void percs_debugfs_exit(struct percs_dev *pd);
+
+#endif /* _PERCS_H */

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs: windows - reservation, lifetime, lookup and the ownership rules.
+ *
+ * This file is the one place that decides who may do what with a window:
+ * who reserves it (job keys, see jobkey.c), who drives it (whoever holds
+ * its file), and which windows may exchange packets (same job key).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/cred.h>
+#include <linux/mm.h>
+
+#include "percs.h"
+
+static const struct file_operations percs_window_fops;
+
+/**
+ * percs_window_error() - record a window error visible in its status page
+ * @w: the window
+ * @err: negative errno
+ */
+void percs_window_error(struct percs_window *w, int err)
+{
+	WRITE_ONCE(w->st->error, -err);
+	percs_status_set(w, PERCS_STATUS_ERROR);
+}
+
+/**
+ * percs_window_may_send_to() - the isolation rule for packets
+ * @src: sending window
+ * @dst: target window
+ *
+ * Return: 0, or -EACCES when the windows belong to different jobs.
+ */
+int percs_window_may_send_to(const struct percs_window *src,
+			     const struct percs_window *dst)
+{
+	return src->job_key == dst->job_key ? 0 : -EACCES;
+}
+
+static bool percs_fifo_size_ok(u32 size)
+{
+	return size >= PERCS_FIFO_MIN_SIZE && size <= PERCS_FIFO_MAX_SIZE &&
+	       is_power_of_2(size);
+}
+
+static int percs_window_check_request(struct percs_dev *pd,
+				      const struct percs_window_reserve *req)
+{
+	if (req->flags & ~PERCS_WINDOW_F_ALL || req->reserved ||
+	    req->fd || req->imm_slots || req->cq_entries)
+		return -EINVAL;
+	if (!percs_fifo_size_ok(req->send_fifo_size) ||
+	    !percs_fifo_size_ok(req->recv_fifo_size))
+		return -EINVAL;
+	if (!req->job_key)
+		return -EINVAL;
+	if (req->window != PERCS_WINDOW_ANY &&
+	    req->window >= pd->windows_per_hfi)
+		return -EINVAL;
+	return 0;
+}
+
+static void percs_window_free_regions(struct percs_window *w)
+{
+	unsigned int r;
+
+	for (r = 0; r < PERCS_REGION_MAX; r++) {
+		vfree(w->regions[r]);
+		w->regions[r] = NULL;
+	}
+}
+
+static int percs_window_alloc_regions(struct percs_window *w,
+				      const struct percs_window_reserve *req)
+{
+	static const u32 fixed[PERCS_REGION_MAX] = {
+		[PERCS_REGION_DOORBELL] = PAGE_SIZE,
+		[PERCS_REGION_STATUS] = PAGE_SIZE,
+		[PERCS_REGION_IMM] = PERCS_IMM_SLOTS * PERCS_FLIT_SIZE,
+		[PERCS_REGION_CQ] = PERCS_CQ_ENTRIES * sizeof(struct percs_cqe),
+	};
+	unsigned int r;
+
+	BUILD_BUG_ON(sizeof(struct percs_doorbell) > PAGE_SIZE);
+	BUILD_BUG_ON(sizeof(struct percs_status) > PAGE_SIZE);
+	BUILD_BUG_ON(sizeof(struct percs_pkt_hdr) != PERCS_PKT_HDR_SIZE);
+
+	for (r = 0; r < PERCS_REGION_MAX; r++)
+		w->region_len[r] = PAGE_ALIGN(fixed[r]);
+	w->region_len[PERCS_REGION_SEND_FIFO] = req->send_fifo_size;
+	w->region_len[PERCS_REGION_RECV_FIFO] = req->recv_fifo_size;
+
+	for (r = 0; r < PERCS_REGION_MAX; r++) {
+		if (!w->region_len[r])
+			continue;
+		w->regions[r] = vmalloc_user(w->region_len[r]);
+		if (!w->regions[r]) {
+			percs_window_free_regions(w);
+			return -ENOMEM;
+		}
+	}
+	w->db = w->regions[PERCS_REGION_DOORBELL];
+	w->st = w->regions[PERCS_REGION_STATUS];
+	w->cq = w->regions[PERCS_REGION_CQ];
+	w->send.base = w->regions[PERCS_REGION_SEND_FIFO];
+	w->send.units = req->send_fifo_size / PERCS_FLIT_SIZE;
+	w->recv.base = w->regions[PERCS_REGION_RECV_FIFO];
+	w->recv.units = req->recv_fifo_size / PERCS_FLIT_SIZE;
+	w->imm.base = w->regions[PERCS_REGION_IMM];
+	w->imm.units = PERCS_IMM_SLOTS;
+	return 0;
+}
+
+static void percs_window_describe(const struct percs_window *w,
+				  struct percs_window_reserve *req)
+{
+	unsigned int r;
+
+	req->window = w->index;
+	req->imm_slots = PERCS_IMM_SLOTS;
+	req->cq_entries = PERCS_CQ_ENTRIES;
+	req->addr.hub = w->hfi->hub;
+	req->addr.hfi = w->hfi->unit;
+	req->addr.window = w->index;
+	for (r = 0; r < PERCS_REGION_MAX; r++) {
+		struct percs_region *reg = &req->regions[r];
+
+		memset(reg, 0, sizeof(*reg));
+		if (!w->regions[r])
+			continue;
+		reg->offset = percs_region_key(r);
+		reg->length = w->region_len[r];
+		reg->flags = PERCS_REGION_F_VALID;
+		if (r == PERCS_REGION_SEND_FIFO || r == PERCS_REGION_DOORBELL ||
+		    r == PERCS_REGION_IMM)
+			reg->flags |= PERCS_REGION_F_WRITABLE;
+	}
+}
+
+/* Pick a free index under hfi->lock. */
+static int percs_window_pick_index(struct percs_hfi *hfi, u32 wanted)
+{
+	u32 i;
+
+	if (wanted != PERCS_WINDOW_ANY)
+		return rcu_access_pointer(hfi->windows[wanted]) ? -EBUSY :
+								   wanted;
+	for (i = 0; i < hfi->pd->windows_per_hfi; i++)
+		if (!rcu_access_pointer(hfi->windows[i]))
+			return i;
+	return -ENOSPC;
+}
+
+static void percs_window_destroy(struct percs_window *w)
+{
+	struct percs_dev *pd = w->hfi->pd;
+
+	percs_window_free_regions(w);
+	put_pid(w->pid);
+	percs_jobkey_put(pd, w->job_key);
+	atomic_dec(&pd->live_windows);
+	kfree_rcu(w, rcu);
+}
+
+/**
+ * percs_window_reserve() - PERCS_IOC_WINDOW_RESERVE
+ * @hfi: the HFI
+ * @req: the request (kernel copy); completed on success
+ * @ureq: the caller's copy, for the answer
+ * @usize: the caller's struct size
+ *
+ * The window is published and its fd installed only after the answer
+ * reached user space, so a failure leaves nothing behind.
+ *
+ * Return: the new fd, or -errno.
+ */
+int percs_window_reserve(struct percs_hfi *hfi,
+			 struct percs_window_reserve *req,
+			 struct percs_window_reserve __user *ureq, u32 usize)
+{
+	struct percs_dev *pd = hfi->pd;
+	struct percs_window *w;
+	struct file *file;
+	int fd, idx, ret;
+
+	ret = percs_window_check_request(pd, req);
+	if (ret)
+		return ret;
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
+	if (!w)
+		return -ENOMEM;
+	w->hfi = hfi;
+	w->flags = req->flags;
+	w->job_key = req->job_key;
+	w->uid = current_euid();
+	spin_lock_init(&w->send_lock);
+	spin_lock_init(&w->recv_lock);
+	INIT_LIST_HEAD(&w->blocked_node);
+	INIT_LIST_HEAD(&w->poll_node);
+	init_waitqueue_head(&w->wq);
+
+	ret = percs_window_alloc_regions(w, req);
+	if (ret)
+		goto out_free;
+	ret = percs_jobkey_get(pd, w->job_key);
+	if (ret)
+		goto out_regions;
+	w->pid = get_task_pid(current, PIDTYPE_TGID);
+	atomic_inc(&pd->live_windows);
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		ret = fd;
+		goto out_destroy;
+	}
+
+	mutex_lock(&hfi->lock);
+	idx = percs_window_pick_index(hfi, req->window);
+	if (idx < 0) {
+		ret = idx;
+		goto out_unlock;
+	}
+	w->index = idx;
+	if (w->flags & PERCS_WINDOW_F_POLL) {
+		ret = percs_poll_start(hfi);
+		if (ret)
+			goto out_unlock;
+	}
+	file = anon_inode_getfile("[percs-window]", &percs_window_fops, w,
+				  O_RDWR | O_CLOEXEC);
+	if (IS_ERR(file)) {
+		ret = PTR_ERR(file);
+		goto out_unlock;
+	}
+	req->fd = fd;
+	percs_window_describe(w, req);
+	if (copy_to_user(ureq, req, min_t(size_t, usize, sizeof(*req)))) {
+		mutex_unlock(&hfi->lock);
+		/* The file owns w now: its release undoes the rest. */
+		fput(file);
+		put_unused_fd(fd);
+		return -EFAULT;
+	}
+	rcu_assign_pointer(hfi->windows[idx], w);
+	WRITE_ONCE(hfi->in_use, hfi->in_use + 1);
+	if (w->flags & PERCS_WINDOW_F_POLL)
+		list_add_tail_rcu(&w->poll_node, &hfi->poll_list);
+	mutex_unlock(&hfi->lock);
+	/* A sleeping engine would not see the new window: wake it. */
+	if (w->flags & PERCS_WINDOW_F_POLL)
+		percs_poll_kick(hfi);
+	fd_install(fd, file);
+	return fd;
+
+out_unlock:
+	mutex_unlock(&hfi->lock);
+	put_unused_fd(fd);
+out_destroy:
+	percs_window_destroy(w);
+	return ret;
+out_regions:
+	percs_window_free_regions(w);
+out_free:
+	kfree(w);
+	return ret;
+}
+
+static int percs_window_release(struct inode *inode, struct file *file)
+{
+	struct percs_window *w = file->private_data;
+	struct percs_hfi *hfi = w->hfi;
+
+	/* Unpublish: no new lookup finds the window. */
+	mutex_lock(&hfi->lock);
+	if (rcu_access_pointer(hfi->windows[w->index]) == w) {
+		RCU_INIT_POINTER(hfi->windows[w->index], NULL);
+		WRITE_ONCE(hfi->in_use, hfi->in_use - 1);
+		if (w->flags & PERCS_WINDOW_F_POLL)
+			list_del_rcu(&w->poll_node);
+	}
+	mutex_unlock(&hfi->lock);
+
+	/* Fence off every user of the regions still holding a pointer. */
+	spin_lock(&w->send_lock);
+	w->dead = true;
+	spin_unlock(&w->send_lock);
+	spin_lock(&w->recv_lock);
+	w->recv_dead = true;
+	spin_unlock(&w->recv_lock);
+	percs_engine_unblock(w);
+
+	percs_window_destroy(w);
+	return 0;
+}
+
+static long percs_window_ioctl(struct file *file, unsigned int cmd,
+			       unsigned long arg)
+{
+	struct percs_window *w = file->private_data;
+
+	if (cmd != PERCS_IOC_KICK)
+		return -ENOTTY;
+	if (arg & ~(unsigned long)PERCS_KICK_F_ALL)
+		return -EINVAL;
+	if (!arg)
+		arg = PERCS_KICK_F_ALL;
+	if (arg & PERCS_KICK_F_CREDIT)
+		percs_engine_credit(w);
+	if (w->flags & PERCS_WINDOW_F_POLL) {
+		percs_poll_kick(w->hfi);
+		return 0;
+	}
+	if (!(arg & (PERCS_KICK_F_SEND | PERCS_KICK_F_IMM)))
+		return 0;
+	return percs_engine_kick(w, arg);
+}
+
+static __poll_t percs_window_poll(struct file *file, poll_table *wait)
+{
+	struct percs_window *w = file->private_data;
+	__poll_t mask = 0;
+	u64 send_used;
+
+	poll_wait(file, &w->wq, wait);
+	if (smp_load_acquire(&w->st->recv_tail) != READ_ONCE(w->db->recv_head) ||
+	    smp_load_acquire(&w->st->cq_tail) != READ_ONCE(w->db->cq_head))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	send_used = READ_ONCE(w->db->send_tail) - READ_ONCE(w->st->send_head);
+	if (send_used < w->send.units)
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	if (READ_ONCE(w->st->flags) & PERCS_STATUS_ERROR)
+		mask |= EPOLLERR;
+	return mask;
+}
+
+static const struct file_operations percs_window_fops = {
+	.owner = THIS_MODULE,
+	.release = percs_window_release,
+	.unlocked_ioctl = percs_window_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = percs_window_mmap,
+	.poll = percs_window_poll,
+	.llseek = noop_llseek,
+};
+
+/**
+ * percs_window_lookup_rcu() - find the target window of a packet
+ * @pd: the system
+ * @a: the destination address
+ * @err: set to the send error when no window is returned
+ *
+ * Caller holds rcu_read_lock(); the window may be dying: check recv_dead
+ * under its recv_lock before touching its regions.
+ *
+ * Return: the window, or NULL with @err set.
+ */
+struct percs_window *percs_window_lookup_rcu(struct percs_dev *pd,
+					     const struct percs_addr *a,
+					     int *err)
+{
+	struct percs_window *t;
+
+	if (a->hub >= pd->topo.nr_hubs || a->hfi >= PERCS_HFIS_PER_HUB) {
+		*err = -EHOSTUNREACH;
+		return NULL;
+	}
+	if (a->window >= pd->windows_per_hfi) {
+		*err = -EADDRNOTAVAIL;
+		return NULL;
+	}
+	t = rcu_dereference(pd->hfis[a->hub * PERCS_HFIS_PER_HUB +
+				     a->hfi].windows[a->window]);
+	if (!t)
+		*err = -ECONNREFUSED;
+	return t;
+}
+
+/**
+ * percs_window_lookup_gid_rcu() - find a window by global id
+ * @pd: the system
+ * @gid: as percs_window_gid()
+ *
+ * Caller holds rcu_read_lock().  Return: the window or NULL.
+ */
+struct percs_window *percs_window_lookup_gid_rcu(struct percs_dev *pd,
+						 u32 gid)
+{
+	u32 hfi = gid / pd->windows_per_hfi;
+
+	if (hfi >= pd->nr_hfis)
+		return NULL;
+	return rcu_dereference(pd->hfis[hfi].windows[gid % pd->windows_per_hfi]);
+}
+
+/**
+ * percs_window_query() - PERCS_IOC_WINDOW_QUERY
+ * @hfi: the HFI
+ * @q: in: the window index; out: its state
+ *
+ * Return: 0, -ENOENT for a free window, -EINVAL for a bad request.
+ */
+int percs_window_query(struct percs_hfi *hfi, struct percs_window_query *q)
+{
+	struct percs_window *w;
+	u32 window = q->window;
+
+	if (q->flags)
+		return -EINVAL;
+	if (window >= hfi->pd->windows_per_hfi)
+		return -EINVAL;
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->window = window;
+
+	mutex_lock(&hfi->lock);
+	w = rcu_dereference_protected(hfi->windows[window],
+				      lockdep_is_held(&hfi->lock));
+	if (!w) {
+		mutex_unlock(&hfi->lock);
+		q->state = PERCS_WSTATE_FREE;
+		return -ENOENT;
+	}
+	q->state = PERCS_WSTATE_ACTIVE;
+	q->job_key = w->job_key;
+	q->pid = pid_vnr(w->pid);
+	q->uid = from_kuid_munged(current_user_ns(), w->uid);
+	q->wflags = w->flags;
+	q->send_fifo_size = w->region_len[PERCS_REGION_SEND_FIFO];
+	q->recv_fifo_size = w->region_len[PERCS_REGION_RECV_FIFO];
+	q->packets_sent = READ_ONCE(w->st->packets_sent);
+	q->packets_received = READ_ONCE(w->st->packets_received);
+	q->send_errors = READ_ONCE(w->st->send_errors);
+	q->send_blocked = READ_ONCE(w->st->send_blocked);
+	mutex_unlock(&hfi->lock);
+	return 0;
+}
