@@ -38,6 +38,7 @@ void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
 	cqe->flags = flags;
 	cqe->reserved = 0;
 	w->cq_tail++;
+	/* The entry before the index that publishes it. */
 	smp_store_release(&w->st->cq_tail, w->cq_tail);
 	if (wq_has_sleeper(&w->wq))
 		wake_up_interruptible(&w->wq);

@@ -108,6 +108,7 @@ static void percs_engine_run_imm(struct percs_window *w, struct percs_pass *p)
 		w->imm_head++;
 	}
 	if (w->imm_head != start)
+		/* The slots were read before user space may reuse them. */
 		smp_store_release(&w->st->imm_head, w->imm_head);
 }
 
@@ -179,6 +180,7 @@ static void percs_engine_run_fifo(struct percs_window *w, struct percs_pass *p)
 		w->send_head += units;
 	}
 	if (w->send_head != start)
+		/* The FIFO was read before user space may reuse it. */
 		smp_store_release(&w->st->send_head, w->send_head);
 }
 
@@ -282,24 +284,19 @@ bool percs_engine_has_work(struct percs_window *w)
 	       READ_ONCE(w->db->imm_tail) != w->imm_head;
 }
 
-/**
- * percs_engine_credit() - a receiver returned credits: retry its senders
- * @w: the receiving window
- *
- * Kick-mode senders are retried here, in the receiver's context; poll-mode
- * senders by waking their HFI's polling engine.
+/*
+ * Retry the senders blocked on window @gid: kick-mode ones here, in the
+ * caller's context; poll-mode ones by waking their HFI's polling engine.
  */
-void percs_engine_credit(struct percs_window *w)
+static void percs_engine_retry_senders(struct percs_dev *pd, u32 gid)
 {
-	struct percs_dev *pd = w->hfi->pd;
-	u32 me = percs_window_gid(w), gids[PERCS_CREDIT_BATCH];
-	struct percs_window *s, *tmp;
+	u32 gids[PERCS_CREDIT_BATCH];
+	struct percs_window *s;
 	unsigned int n = 0, i;
 
-	percs_status_clear(w, PERCS_STATUS_SENDERS_WAIT);
 	spin_lock(&pd->blocked_lock);
-	list_for_each_entry_safe(s, tmp, &pd->blocked, blocked_node) {
-		if (s->blocked_on != me)
+	list_for_each_entry(s, &pd->blocked, blocked_node) {
+		if (s->blocked_on != gid)
 			continue;
 		gids[n++] = percs_window_gid(s);
 		if (n == ARRAY_SIZE(gids))
@@ -320,8 +317,19 @@ void percs_engine_credit(struct percs_window *w)
 }
 
 /**
- * percs_engine_unblock() - take a released window off the blocked list
- * @w: the window, already dead
+ * percs_engine_credit() - a receiver returned credits: retry its senders
+ * @w: the receiving window
+ */
+void percs_engine_credit(struct percs_window *w)
+{
+	percs_status_clear(w, PERCS_STATUS_SENDERS_WAIT);
+	percs_engine_retry_senders(w->hfi->pd, percs_window_gid(w));
+}
+
+/**
+ * percs_engine_unblock() - a window is being released: take it off the
+ *	blocked list and let the senders waiting for it fail fast
+ * @w: the window, already dead and unpublished
  */
 void percs_engine_unblock(struct percs_window *w)
 {
@@ -330,4 +338,5 @@ void percs_engine_unblock(struct percs_window *w)
 	spin_lock(&pd->blocked_lock);
 	list_del_init(&w->blocked_node);
 	spin_unlock(&pd->blocked_lock);
+	percs_engine_retry_senders(pd, percs_window_gid(w));
 }

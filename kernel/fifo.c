@@ -74,6 +74,7 @@ int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
 		 * see its new credit or it sees the flag and kicks a retry.
 		 */
 		percs_status_set(t, PERCS_STATUS_SENDERS_WAIT);
+		/* Flag before re-reading the credit; pairs with libpercs. */
 		smp_mb__after_atomic();
 		if (!percs_fifo_has_room(t, pad + units)) {
 			spin_unlock(&t->recv_lock);

@@ -330,11 +330,15 @@ static __poll_t percs_window_poll(struct file *file, poll_table *wait)
 {
 	struct percs_window *w = file->private_data;
 	__poll_t mask = 0;
-	u64 send_used;
+	u64 recv_tail, cq_tail, send_used;
 
 	poll_wait(file, &w->wq, wait);
-	if (smp_load_acquire(&w->st->recv_tail) != READ_ONCE(w->db->recv_head) ||
-	    smp_load_acquire(&w->st->cq_tail) != READ_ONCE(w->db->cq_head))
+	/* Pairs with the release stores that publish the tails. */
+	recv_tail = smp_load_acquire(&w->st->recv_tail);
+	/* As above. */
+	cq_tail = smp_load_acquire(&w->st->cq_tail);
+	if (recv_tail != READ_ONCE(w->db->recv_head) ||
+	    cq_tail != READ_ONCE(w->db->cq_head))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	send_used = READ_ONCE(w->db->send_tail) - READ_ONCE(w->st->send_head);
 	if (send_used < w->send.units)
