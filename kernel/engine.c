@@ -40,6 +40,9 @@ static int percs_engine_send_one(struct percs_window *w,
 	struct fm_route route;
 	int ret;
 
+	/* Indirect and striped routes come with the full ISR model. */
+	if (h->route != PERCS_ROUTE_DIRECT)
+		return -EOPNOTSUPP;
 	ret = fm_route_direct(&pd->topo, w->hfi->hub, h->dst.hub, &route);
 	if (ret)
 		return ret;
