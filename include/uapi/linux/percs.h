@@ -103,8 +103,9 @@ struct percs_addr {
  * @kind: enum percs_pkt_kind
  * @route: enum percs_route_mode
  * @flags: PERCS_PKT_F_*
- * @length: payload bytes following the header (and any kind extension),
- *	at most %PERCS_MAX_PAYLOAD (%PERCS_IMM_PAYLOAD for immediate sends)
+ * @length: bytes following the header, a kind's extension header
+ *	included: at most %PERCS_MAX_PAYLOAD (%PERCS_IMM_PAYLOAD for
+ *	immediate sends)
  * @route_arg: intermediate supernode for %PERCS_ROUTE_SW_INDIRECT, else 0
  * @dst: destination window
  * @src: source window; written by the HFI, ignored on send
