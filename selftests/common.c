@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs selftests: shared helpers (see common.h for how to use them).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "common.h"
+
+uint64_t pt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void pt_pause_us(long us)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = us * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+bool pt_have_device(void)
+{
+	return access(PT_DEV_DIR "/percs-hfi0", F_OK) == 0;
+}
+
+int pt_hfi_open(unsigned int hub, unsigned int unit, struct percs_hfi **out)
+{
+	return percs_hfi_open(hub, unit, out);
+}
+
+int pt_hfi_open_fd(unsigned int hub, unsigned int unit)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), PT_DEV_DIR "/percs-hfi%u", hub * 2 + unit);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+uint32_t pt_new_key(void)
+{
+	static uint32_t counter;
+
+	/* pid in the high bits: distinct across the harness's test children */
+	return ((uint32_t)getpid() << 10) ^ (++counter & 0x3ff) ^ 0x80000000u;
+}
+
+int pt_reserve(struct percs_hfi *hfi, uint32_t flags, uint32_t send_size,
+	       uint32_t recv_size, uint32_t key, uint32_t window,
+	       struct percs_window **out)
+{
+	struct percs_window_attr attr = {
+		.flags = flags,
+		.send_fifo_size = send_size,
+		.recv_fifo_size = recv_size,
+		.job_key = key,
+		.window = window,
+	};
+
+	return percs_window_reserve(hfi, &attr, out);
+}
+
+int pt_reserve_raw(int hfi_fd, uint32_t flags, uint32_t send_size,
+		   uint32_t recv_size, uint32_t key, uint32_t window,
+		   struct percs_window_reserve *req)
+{
+	int fd;
+
+	memset(req, 0, sizeof(*req));
+	req->size = sizeof(*req);
+	req->flags = flags;
+	req->send_fifo_size = send_size;
+	req->recv_fifo_size = recv_size;
+	req->job_key = key;
+	req->window = window;
+	fd = ioctl(hfi_fd, PERCS_IOC_WINDOW_RESERVE, req);
+	return fd < 0 ? -errno : fd;
+}
+
+int pt_rawwin_open(struct pt_rawwin *rw, int hfi_fd, uint32_t flags,
+		   uint32_t send_size, uint32_t recv_size, uint32_t key)
+{
+	unsigned int r;
+	int ret;
+
+	memset(rw, 0, sizeof(*rw));
+	rw->fd = pt_reserve_raw(hfi_fd, flags, send_size, recv_size, key,
+				PERCS_WINDOW_ANY, &rw->req);
+	if (rw->fd < 0) {
+		ret = rw->fd;
+		rw->fd = -1;
+		return ret;
+	}
+	for (r = 0; r < PERCS_REGION_MAX; r++) {
+		const struct percs_region *reg = &rw->req.regions[r];
+		int prot = PROT_READ;
+		void *p;
+
+		if (!(reg->flags & PERCS_REGION_F_VALID))
+			continue;
+		if (reg->flags & PERCS_REGION_F_WRITABLE)
+			prot |= PROT_WRITE;
+		p = mmap(NULL, reg->length, prot, MAP_SHARED, rw->fd,
+			 (off_t)reg->offset);
+		if (p == MAP_FAILED) {
+			ret = -errno;
+			pt_rawwin_close(rw);
+			return ret;
+		}
+		rw->map[r] = p;
+	}
+	return 0;
+}
+
+void pt_rawwin_close(struct pt_rawwin *rw)
+{
+	unsigned int r;
+
+	for (r = 0; r < PERCS_REGION_MAX; r++) {
+		if (rw->map[r])
+			munmap(rw->map[r], rw->req.regions[r].length);
+		rw->map[r] = NULL;
+	}
+	if (rw->fd >= 0)
+		close(rw->fd);
+	rw->fd = -1;
+}
+
+int pt_send(struct percs_window *w, const struct percs_addr *dst,
+	    const void *buf, size_t len, uint32_t tag, unsigned int flags,
+	    int timeout_ms)
+{
+	uint64_t deadline = pt_now_ms() + timeout_ms;
+	int ret;
+
+	for (;;) {
+		ret = percs_send(w, dst, buf, len, tag, flags);
+		if (ret != -EAGAIN)
+			return ret;
+		if (pt_now_ms() >= deadline)
+			return -ETIMEDOUT;
+		percs_kick(w, PERCS_KICK_F_SEND);
+		pt_pause_us(100);
+	}
+}
+
+int pt_icswx(struct percs_window *w, const struct percs_addr *dst,
+	     const void *buf, size_t len, uint32_t tag, int timeout_ms)
+{
+	uint64_t deadline = pt_now_ms() + timeout_ms;
+	int ret;
+
+	for (;;) {
+		ret = percs_icswx(w, dst, buf, len, tag);
+		if (ret != -EAGAIN)
+			return ret;
+		if (pt_now_ms() >= deadline)
+			return -ETIMEDOUT;
+		percs_kick(w, PERCS_KICK_F_IMM);
+		pt_pause_us(100);
+	}
+}
+
+int pt_recv(struct percs_window *w, struct percs_pkt_hdr *hdr, void *buf,
+	    size_t cap, int timeout_ms)
+{
+	uint64_t deadline = pt_now_ms() + timeout_ms;
+	int ret;
+
+	for (;;) {
+		uint64_t now;
+
+		ret = percs_recv(w, hdr, buf, cap);
+		if (ret != -EAGAIN)
+			return ret;
+		now = pt_now_ms();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		ret = percs_wait(w, (int)(deadline - now));
+		if (ret < 0)
+			return ret;
+		if (ret > 0 && percs_recv_peek(w) == NULL)
+			pt_pause_us(100); /* a completion, not a packet */
+	}
+}
+
+int pt_cq_wait(struct percs_window *w, struct percs_cqe *cqe, int timeout_ms)
+{
+	uint64_t deadline = pt_now_ms() + timeout_ms;
+	int ret;
+
+	for (;;) {
+		ret = percs_cq_poll(w, cqe, 1);
+		if (ret)
+			return ret;
+		if (pt_now_ms() >= deadline)
+			return -ETIMEDOUT;
+		pt_pause_us(100);
+	}
+}
+
+int pt_read_live(struct pt_live *live)
+{
+	char name[64];
+	long val;
+	FILE *f;
+
+	live->windows = live->windows_reserved = live->mappings = -1;
+	live->blocked_senders = live->job_keys = -1;
+	f = fopen(PT_DEBUGFS_LIVE, "re");
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%63s %ld", name, &val) == 2) {
+		if (!strcmp(name, "windows"))
+			live->windows = val;
+		else if (!strcmp(name, "windows_reserved"))
+			live->windows_reserved = val;
+		else if (!strcmp(name, "mappings"))
+			live->mappings = val;
+		else if (!strcmp(name, "blocked_senders"))
+			live->blocked_senders = val;
+		else if (!strcmp(name, "job_keys"))
+			live->job_keys = val;
+	}
+	fclose(f);
+	return 0;
+}
+
+bool pt_live_is_zero(const struct pt_live *l)
+{
+	return !l->windows && !l->windows_reserved && !l->mappings &&
+	       !l->blocked_senders && !l->job_keys;
+}
+
+int pt_wait_live_zero(struct pt_live *live, int timeout_ms)
+{
+	uint64_t deadline = pt_now_ms() + timeout_ms;
+	int ret;
+
+	for (;;) {
+		ret = pt_read_live(live);
+		if (ret)
+			return ret;
+		if (pt_live_is_zero(live))
+			return 0;
+		if (pt_now_ms() >= deadline)
+			return -ETIMEDOUT;
+		pt_pause_us(1000);
+	}
+}
+
+long pt_sysfs_read_long(const char *path)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 0);
+}
+
+long pt_sysfs_hfi_attr(unsigned int hub, unsigned int unit, const char *attr)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PT_SYSFS_DIR "/percs-hfi%u/%s",
+		 hub * 2 + unit, attr);
+	return pt_sysfs_read_long(path);
+}
+
+long pt_sysfs_windows_in_use(unsigned int hub, unsigned int unit)
+{
+	return pt_sysfs_hfi_attr(hub, unit, "windows_in_use");
+}
+
+int pt_fork_n(int n, int (*fn)(int idx, void *arg), void *arg,
+	      int timeout_ms)
+{
+	uint64_t deadline = pt_now_ms() + timeout_ms;
+	int failed = 0, left = 0, i, status;
+	pid_t pids[n];
+
+	fflush(stdout);
+	fflush(stderr);
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			_exit(fn(i, arg) ? 1 : 0);
+		if (pids[i] < 0)
+			failed++;
+		else
+			left++;
+	}
+	while (left) {
+		for (i = 0; i < n; i++) {
+			pid_t r;
+
+			if (pids[i] <= 0)
+				continue;
+			r = waitpid(pids[i], &status, WNOHANG);
+			if (r == 0)
+				continue;
+			if (r < 0 || !WIFEXITED(status) ||
+			    WEXITSTATUS(status) != 0) {
+				if (r > 0 && WIFSIGNALED(status))
+					fprintf(stderr,
+						"# child %d: signal %d\n", i,
+						WTERMSIG(status));
+				failed++;
+			}
+			pids[i] = 0;
+			left--;
+		}
+		if (!left)
+			break;
+		if (pt_now_ms() >= deadline) {
+			for (i = 0; i < n; i++) {
+				if (pids[i] <= 0)
+					continue;
+				fprintf(stderr, "# child %d: timed out\n", i);
+				kill(pids[i], SIGKILL);
+				waitpid(pids[i], &status, 0);
+				failed++;
+			}
+			break;
+		}
+		pt_pause_us(1000);
+	}
+	return failed;
+}
+
+void pt_fill(void *buf, size_t len, uint64_t seed)
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+	unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		/* xorshift64 */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = (unsigned char)x;
+	}
+}
+
+uint64_t pt_checksum(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a 64 */
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}

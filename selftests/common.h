@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * percs selftests: shared helpers.
+ *
+ * How to use them
+ * ---------------
+ * A test file includes "kselftest_harness.h" and then "common.h", and ends
+ * with TEST_HARNESS_MAIN.  selftests/selftests.mk builds every
+ * selftests/NAME.c (except common.c) into $(BUILD)/selftests/NAME, linked
+ * with common.c and libpercs-san.a; nothing to edit when adding a file.
+ *
+ * Plain helpers (pt_*) never fail a test by themselves: they return 0 (or a
+ * count/fd) on success and a negative errno on failure, so use them inside
+ * ASSERT_EQ(0, pt_...(...)).  Every wait has a deadline and returns
+ * -ETIMEDOUT when it passes: no helper can hang a test.
+ *
+ *   PT_REQUIRE_DEVICE();             SKIP the test if the module is absent
+ *   pt_hfi_open(hub, unit, &hfi)     libpercs HFI (percs_hfi_close())
+ *   pt_hfi_open_fd(hub, unit)        raw fd of /dev/percs-hfiN (close())
+ *   pt_reserve(hfi, flags, send_size, recv_size, key, window, &w)
+ *                                    libpercs window (percs_window_release())
+ *   pt_reserve_raw(hfi_fd, ..., &req) raw ioctl; returns the window fd
+ *   pt_rawwin_open()/pt_rawwin_close() raw window with every region mapped
+ *   pt_new_key()                     a job key no other test process uses
+ *   pt_send(w, dst, buf, len, tag, flags, timeout_ms)
+ *   pt_icswx(w, dst, buf, len, tag, timeout_ms)
+ *                                    retry -EAGAIN (kicking) until deadline
+ *   pt_recv(w, &hdr, buf, cap, timeout_ms)  payload length or -ETIMEDOUT
+ *   pt_cq_wait(w, &cqe, timeout_ms)  one completion entry or -ETIMEDOUT
+ *   pt_read_live(&live)              /sys/kernel/debug/percs/live
+ *   pt_wait_live_zero(&live, ms)     0 once every counter is zero
+ *   ASSERT_LIVE_ZERO()               fails the test (prints the counters)
+ *   pt_sysfs_windows_in_use(hub, unit) /sys/class/percs/percs-hfiN/...
+ *   pt_fork_n(n, fn, arg, timeout_ms) run fn(i, arg) in n children;
+ *                                    returns how many failed (fn != 0,
+ *                                    signal, or killed at the deadline)
+ *   pt_fill(buf, len, seed), pt_checksum(buf, len)  payload patterns
+ *
+ * Tests run in a forked child each (the harness does that), so a window a
+ * failed test leaves open is closed when that child exits; check
+ * ASSERT_LIVE_ZERO() only where no other window of the test is open.
+ */
+#ifndef PERCS_SELFTESTS_COMMON_H
+#define PERCS_SELFTESTS_COMMON_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <linux/percs.h>
+#include "percs.h"
+
+#define PT_DEV_DIR	"/dev"
+#define PT_SYSFS_DIR	"/sys/class/percs"
+#define PT_DEBUGFS_LIVE	"/sys/kernel/debug/percs/live"
+#define PT_TIMEOUT_MS	5000	/* default deadline of one wait */
+
+/** struct pt_live - /sys/kernel/debug/percs/live (-1: line missing) */
+struct pt_live {
+	long windows;
+	long windows_reserved;
+	long mappings;
+	long blocked_senders;
+	long job_keys;
+};
+
+/**
+ * struct pt_rawwin - a window reserved by raw ioctl, regions mapped
+ * @fd: the window fd (-1 once closed)
+ * @req: the reserve answer (regions, addr, window index)
+ * @map: each valid region, mapped with its documented protection
+ */
+struct pt_rawwin {
+	int fd;
+	struct percs_window_reserve req;
+	void *map[PERCS_REGION_MAX];
+};
+
+uint64_t pt_now_ms(void);
+bool pt_have_device(void);
+
+int pt_hfi_open(unsigned int hub, unsigned int unit, struct percs_hfi **out);
+int pt_hfi_open_fd(unsigned int hub, unsigned int unit);
+uint32_t pt_new_key(void);
+
+int pt_reserve(struct percs_hfi *hfi, uint32_t flags, uint32_t send_size,
+	       uint32_t recv_size, uint32_t key, uint32_t window,
+	       struct percs_window **out);
+int pt_reserve_raw(int hfi_fd, uint32_t flags, uint32_t send_size,
+		   uint32_t recv_size, uint32_t key, uint32_t window,
+		   struct percs_window_reserve *req);
+
+int pt_rawwin_open(struct pt_rawwin *rw, int hfi_fd, uint32_t flags,
+		   uint32_t send_size, uint32_t recv_size, uint32_t key);
+void pt_rawwin_close(struct pt_rawwin *rw);
+#define pt_rawwin_db(rw) \
+	((volatile struct percs_doorbell *)(rw)->map[PERCS_REGION_DOORBELL])
+#define pt_rawwin_st(rw) \
+	((const volatile struct percs_status *)(rw)->map[PERCS_REGION_STATUS])
+
+int pt_send(struct percs_window *w, const struct percs_addr *dst,
+	    const void *buf, size_t len, uint32_t tag, unsigned int flags,
+	    int timeout_ms);
+int pt_icswx(struct percs_window *w, const struct percs_addr *dst,
+	     const void *buf, size_t len, uint32_t tag, int timeout_ms);
+int pt_recv(struct percs_window *w, struct percs_pkt_hdr *hdr, void *buf,
+	    size_t cap, int timeout_ms);
+int pt_cq_wait(struct percs_window *w, struct percs_cqe *cqe, int timeout_ms);
+
+int pt_read_live(struct pt_live *live);
+bool pt_live_is_zero(const struct pt_live *live);
+int pt_wait_live_zero(struct pt_live *live, int timeout_ms);
+long pt_sysfs_read_long(const char *path);
+long pt_sysfs_hfi_attr(unsigned int hub, unsigned int unit, const char *attr);
+long pt_sysfs_windows_in_use(unsigned int hub, unsigned int unit);
+
+int pt_fork_n(int n, int (*fn)(int idx, void *arg), void *arg,
+	      int timeout_ms);
+
+void pt_fill(void *buf, size_t len, uint64_t seed);
+uint64_t pt_checksum(const void *buf, size_t len);
+
+/* Skip (not fail) when the module is not loaded: e.g. run on the host. */
+#define PT_REQUIRE_DEVICE() do {					\
+	if (!pt_have_device())						\
+		SKIP(return, "percs module not loaded (no "		\
+		     PT_DEV_DIR "/percs-hfi0)");				\
+} while (0)
+
+/* Fail the test unless the live counters drain to zero within 5 s. */
+#define ASSERT_LIVE_ZERO() do {						\
+	struct pt_live __l;						\
+	int __r = pt_wait_live_zero(&__l, PT_TIMEOUT_MS);		\
+	if (__r)							\
+		TH_LOG("live: windows %ld reserved %ld mappings %ld "	\
+		       "blocked %ld job_keys %ld (%d)", __l.windows,	\
+		       __l.windows_reserved, __l.mappings,		\
+		       __l.blocked_senders, __l.job_keys, __r);	\
+	ASSERT_EQ(0, __r);						\
+} while (0)
+
+#endif /* PERCS_SELFTESTS_COMMON_H */
