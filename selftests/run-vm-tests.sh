@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-vm-tests.sh - run the percs selftests inside a VM (started by
+# tools/vm/percs-vm with percs.ko already inserted; see selftests.mk).
+#
+# For each test program $PERCS_BUILD/selftests/NAME:
+#   $PERCS_OUT/NAME.tap       its TAP output (stdout); NAME.log its stderr
+#   $PERCS_OUT/NAME.expected  the number of tests it declares (its TAP plan),
+#                             so a crash counts the missing tests as failed
+# and one line per program in $PERCS_OUT/oracles.tap: the debugfs live
+# counters are back to zero after it, and the kernel log it caused is clean.
+# Then selftests/module.sh (module parameters, rmmod, load/unload cycles)
+# writes $PERCS_OUT/module.tap.
+#
+# Environment: PERCS_OUT (required), PERCS_SRC, PERCS_BUILD, PERCS_MODULE,
+# PERCS_SELFTESTS="name ..." to run only some programs ("module" names
+# module.sh), PERCS_TEST_TIMEOUT seconds per program (default 300).
+#
+# Exit status: 0 if every line of every TAP file is ok, else 1.
+
+set -u
+
+out=${PERCS_OUT:?PERCS_OUT must name the shared output directory}
+here=$(cd "$(dirname "$0")" && pwd)
+src=${PERCS_SRC:-$(dirname "$here")}
+build=${PERCS_BUILD:-$src/build}
+bindir=$build/selftests
+per_test_timeout=${PERCS_TEST_TIMEOUT:-300}
+only=${PERCS_SELFTESTS:-}
+live=/sys/kernel/debug/percs/live
+bug_re='BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|kernel BUG|list_add corruption|list_del corruption|refcount_t|soft lockup|hard LOCKUP|hung_task|blocked for more than|Call Trace'
+
+failed=0
+oracle_lines=()
+
+wanted() {
+	[ -z "$only" ] && return 0
+	case " $only " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# Kill whatever is left in session $1 (a test child that outlived a
+# timed-out harness): only processes of the session we created.
+kill_session() {
+	local sid=$1 p stat rest
+	for p in /proc/[0-9]*; do
+		read -r stat < "$p/stat" 2>/dev/null || continue
+		rest=${stat##*) }
+		# fields after "comm)": state ppid pgrp session ...
+		set -- $rest
+		[ "${4:-}" = "$sid" ] && kill -KILL "${p#/proc/}" 2>/dev/null
+	done
+	return 0
+}
+
+live_counters() {
+	[ -r "$live" ] || { echo "missing"; return 1; }
+	awk '{ printf "%s=%s ", $1, $2; if ($2 != 0) bad = 1 }
+	     END { exit bad }' "$live"
+}
+
+# Wait up to 5 s for the live counters to drain (deferred releases).
+live_zero() {
+	local _
+	for _ in $(seq 50); do
+		live_counters >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+oracle() {
+	oracle_lines+=("$1")
+	case $1 in "not ok"*) failed=1 ;; esac
+	echo "$1"
+}
+
+# Tests a program declares: its TAP plan, else its TEST macros.
+declared_tests() {
+	local name=$1 plan
+	plan=$(grep -m1 -E '^1\.\.[0-9]+' "$out/$name.tap" 2>/dev/null)
+	if [ -n "$plan" ]; then
+		echo "${plan#1..}"
+		return
+	fi
+	grep -c -E '^TEST(_F)?(_SIGNAL|_TIMEOUT|_F_TIMEOUT)?\(' \
+		"$src/selftests/$name.c" 2>/dev/null || echo 1
+}
+
+run_one() {
+	local bin=$1 name rc n sidfile dmesg_before new_bugs counters
+	name=${bin##*/}
+	sidfile=$(mktemp)
+	echo "=== $name"
+	dmesg_before=$(dmesg | wc -l)
+	# A new session, so that test children (the harness puts each in its
+	# own process group) can be found and killed after a timeout.
+	bash -c 'echo $$ > "$1"; shift; exec setsid -w timeout -k 10 "$@"' \
+		run "$sidfile" "$per_test_timeout" "$bin" \
+		2> >(tee "$out/$name.log" >&2) | tee "$out/$name.tap"
+	rc=${PIPESTATUS[0]}
+	kill_session "$(cat "$sidfile")"
+	rm -f "$sidfile"
+	n=$(declared_tests "$name")
+	echo "$n" > "$out/$name.expected"
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		echo "# $name: killed after ${per_test_timeout}s" |
+			tee -a "$out/$name.tap"
+	fi
+	if [ "$rc" -ne 0 ]; then
+		failed=1
+		echo "# $name: exit status $rc"
+	fi
+	if grep -q -E '^not ok' "$out/$name.tap" ||
+	   [ "$(grep -c -E '^ok' "$out/$name.tap")" -lt "$n" ]; then
+		failed=1
+	fi
+
+	if live_zero; then
+		oracle "ok $((${#oracle_lines[@]} + 1)) - $name: live counters zero"
+	else
+		counters=$(live_counters)
+		oracle "not ok $((${#oracle_lines[@]} + 1)) - $name: live counters zero ($counters)"
+	fi
+	new_bugs=$(dmesg | tail -n +"$((dmesg_before + 1))" | grep -a -E "$bug_re")
+	if [ -z "$new_bugs" ]; then
+		oracle "ok $((${#oracle_lines[@]} + 1)) - $name: kernel log clean"
+	else
+		printf '%s\n' "$new_bugs" | head -n 20 | sed 's/^/# /'
+		oracle "not ok $((${#oracle_lines[@]} + 1)) - $name: kernel log clean"
+	fi
+}
+
+write_oracles() {
+	{
+		echo "TAP version 13"
+		echo "1..${#oracle_lines[@]}"
+		printf '%s\n' "${oracle_lines[@]}"
+	} > "$out/oracles.tap"
+	echo "${#oracle_lines[@]}" > "$out/oracles.expected"
+}
+
+mkdir -p "$out"
+if ! [ -d "$bindir" ]; then
+	echo "run-vm-tests: no test programs in $bindir (make selftests)" >&2
+	oracle "not ok 1 - test programs built"
+fi
+
+for bin in "$bindir"/*; do
+	[ -f "$bin" ] && [ -x "$bin" ] || continue
+	wanted "${bin##*/}" || continue
+	run_one "$bin"
+done
+[ ${#oracle_lines[@]} -gt 0 ] && write_oracles
+
+if wanted module; then
+	echo "=== module.sh"
+	PERCS_OUT=$out PERCS_SRC=$src PERCS_BUILD=$build \
+	PERCS_MODULE=${PERCS_MODULE:-$src/percs.ko} \
+		timeout -k 10 "$per_test_timeout" bash "$src/selftests/module.sh"
+	rc=$?
+	[ "$rc" -eq 0 ] || { failed=1; echo "# module.sh: exit status $rc"; }
+	if [ -s "$out/module.tap" ] && ! grep -q -E '^1\.\.[0-9]+' "$out/module.tap"; then
+		echo "# module.sh: no plan" >> "$out/module.tap"
+	fi
+fi
+
+echo "run-vm-tests: $([ $failed -eq 0 ] && echo PASS || echo FAIL)"
+exit $failed
