@@ -129,6 +129,23 @@ int percs_send_compose(struct percs_window *w, const struct percs_addr *dst,
 		       unsigned int flags);
 
 /**
+ * percs_send_compose_hdr() - compose one packet with a caller-built header
+ * @w: the window
+ * @hdr: the header to send: kind, route, route_arg, flags, dst and tag are
+ *	taken as given (the HFI validates them); length is set to @len and
+ *	src/job_key are overwritten by the HFI
+ * @buf: what follows the header (kind extension and payload)
+ * @len: bytes at @buf, at most PERCS_MAX_PAYLOAD
+ *
+ * For route modes other than direct, other packet kinds, and tests of the
+ * HFI's validation.
+ * Return: as percs_send_compose(); -EINVAL for a %PERCS_PKT_PAD kind.
+ */
+int percs_send_compose_hdr(struct percs_window *w,
+			   const struct percs_pkt_hdr *hdr,
+			   const void *buf, size_t len);
+
+/**
  * percs_send_trigger() - the 8-byte trigger store, plus a kick if needed
  * @w: the window
  * Return: 0 or -errno from the kick.
@@ -143,7 +160,13 @@ int percs_send_trigger(struct percs_window *w);
 int percs_send(struct percs_window *w, const struct percs_addr *dst,
 	       const void *buf, size_t len, uint32_t tag, unsigned int flags);
 
-/** percs_send_space() - bytes of payload that fit in the send FIFO now */
+/**
+ * percs_send_space() - bytes of payload that fit in the send FIFO now
+ *
+ * Return: the largest payload one percs_send_compose() accepts right now
+ * (at most PERCS_MAX_PAYLOAD, counting a pad entry it may need), 0 if
+ * none fits.
+ */
 size_t percs_send_space(const struct percs_window *w);
 
 /**
@@ -158,6 +181,18 @@ size_t percs_send_space(const struct percs_window *w);
  */
 int percs_icswx(struct percs_window *w, const struct percs_addr *dst,
 		const void *buf, size_t len, uint32_t tag);
+
+/**
+ * percs_icswx_hdr() - immediate send with a caller-built header
+ * @w: the window
+ * @hdr: header taken as given except length (set to @len); kind is normally
+ *	%PERCS_PKT_IMM, flags may carry %PERCS_PKT_F_NOTIFY
+ * @buf: payload
+ * @len: at most PERCS_IMM_PAYLOAD (96) bytes
+ * Return: as percs_icswx().
+ */
+int percs_icswx_hdr(struct percs_window *w, const struct percs_pkt_hdr *hdr,
+		    const void *buf, size_t len);
 
 /*
  * Receive.  percs_recv_peek() returns the next packet in place (header, the
@@ -182,8 +217,12 @@ int percs_recv_credit(struct percs_window *w);
  * @hdr: if not NULL, receives the packet header
  * @buf: payload destination
  * @cap: bytes available at @buf
+ * Credits are returned in batches of a quarter of the receive FIFO (never
+ * more than half of it is held back), when the FIFO runs empty, and at
+ * once when the status page shows %PERCS_STATUS_SENDERS_WAIT.
  * Return: payload length, -EAGAIN if nothing arrived, -EMSGSIZE if the
- * payload is larger than @cap (the packet is left in place).
+ * payload is larger than @cap (the packet is left in place), -EIO if the
+ * HFI published an invalid index or entry.
  */
 int percs_recv(struct percs_window *w, struct percs_pkt_hdr *hdr, void *buf,
 	       size_t cap);
@@ -192,17 +231,28 @@ int percs_recv(struct percs_window *w, struct percs_pkt_hdr *hdr, void *buf,
  * percs_wait() - block until a packet or completion arrives
  * @w: the window
  * @timeout_ms: as poll(2)
- * Return: 1 if something is ready, 0 on timeout, -errno.
+ *
+ * Returns at once if a packet or completion is already there; otherwise
+ * returns consumed receive credits and sleeps in poll(2).
+ * Return: 1 if something is ready, 0 on timeout, -errno (the window's
+ * error, or -EIO, when the HFI reports POLLERR).
  */
 int percs_wait(struct percs_window *w, int timeout_ms);
 
 /**
  * percs_cq_poll() - take up to @max completion entries
- * Return: entries taken (0 if none).
+ * @w: the window
+ * @cqe: array of at least @max entries
+ * @max: entries wanted
+ * Return: entries taken (0 if none), -EINVAL for a negative @max.
  */
 int percs_cq_poll(struct percs_window *w, struct percs_cqe *cqe, int max);
 
-/** percs_strerror() - describe a libpercs/completion error code */
+/**
+ * percs_strerror() - describe a libpercs/completion error code
+ * @err: a negative errno as returned or found in &percs_cqe.res (a
+ *	positive one is accepted too)
+ */
 const char *percs_strerror(int err);
 
 #ifdef __cplusplus

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libpercs: FIFO send (compose, trigger) and receive (peek, consume, credit).
+ *
+ * Both FIFOs are rings of 128-byte units addressed by free-running 64-bit
+ * positions.  A packet never wraps: when it does not fit before the end of
+ * the ring, a PERCS_PKT_PAD entry fills the rest and the packet starts at
+ * unit 0.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+static inline struct percs_pkt_hdr *sq_entry(const struct lp_sq *q,
+					     uint32_t pos)
+{
+	return (struct percs_pkt_hdr *)(q->base + (size_t)pos * PERCS_FLIT_SIZE);
+}
+
+/* Free units in the send FIFO as of the last send_head we read. */
+static inline uint64_t sq_free(const struct lp_sq *q)
+{
+	uint64_t used = q->tail - q->head;
+
+	/* A head beyond our tail is the HFI's bug; treat it as no room. */
+	return used > q->units ? 0 : q->units - used;
+}
+
+/*
+ * Copy one packet (header @h, payload @buf of @len bytes) to the send
+ * FIFO's tail, inserting a pad entry first when it would wrap.  Nothing
+ * is visible to the HFI until the next trigger.
+ */
+static int sq_compose(struct percs_window *w, const struct percs_pkt_hdr *h,
+		      const void *buf, size_t len)
+{
+	struct lp_sq *q = &w->sq;
+	uint32_t n = lp_pkt_units(len);
+	uint32_t pos = q->tail & q->mask;
+	uint32_t pad = n > q->units - pos ? q->units - pos : 0;
+
+	if (lp_unlikely(sq_free(q) < pad + n)) {
+		q->head = lp_load_acquire(&w->status->send_head);
+		if (sq_free(q) < pad + n)
+			return -EAGAIN;
+	}
+	if (pad) {
+		struct percs_pkt_hdr ph = {
+			.kind = PERCS_PKT_PAD,
+			.length = lp_pad_length(pad),
+		};
+
+		memcpy(sq_entry(q, pos), &ph, sizeof(ph));
+		q->tail += pad;
+		pos = 0;
+	}
+	memcpy(sq_entry(q, pos), h, sizeof(*h));
+	if (len)
+		memcpy(sq_entry(q, pos) + 1, buf, len);
+	q->tail += n;
+	return 0;
+}
+
+int percs_send_compose(struct percs_window *w, const struct percs_addr *dst,
+		       const void *buf, size_t len, uint32_t tag,
+		       unsigned int flags)
+{
+	struct percs_pkt_hdr h;
+
+	if (lp_unlikely(len > PERCS_MAX_PAYLOAD))
+		return -EMSGSIZE;
+	if (lp_unlikely(!dst || (len && !buf) || (flags & ~PERCS_PKT_F_ALL)))
+		return -EINVAL;
+	h = (struct percs_pkt_hdr) {
+		.kind = PERCS_PKT_FIFO,
+		.route = PERCS_ROUTE_DIRECT,
+		.flags = (uint16_t)flags,
+		.length = (uint16_t)len,
+		.dst = *dst,
+		.tag = tag,
+	};
+	return sq_compose(w, &h, buf, len);
+}
+
+int percs_send_compose_hdr(struct percs_window *w,
+			   const struct percs_pkt_hdr *hdr,
+			   const void *buf, size_t len)
+{
+	struct percs_pkt_hdr h;
+
+	if (len > PERCS_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	if (!hdr || (len && !buf) || hdr->kind == PERCS_PKT_PAD)
+		return -EINVAL;
+	h = *hdr;
+	h.length = (uint16_t)len;
+	return sq_compose(w, &h, buf, len);
+}
+
+int percs_send_trigger(struct percs_window *w)
+{
+	lp_store_release(&w->db->send_tail, w->sq.tail);
+	return lp_notify(w, PERCS_KICK_F_SEND);
+}
+
+int percs_send(struct percs_window *w, const struct percs_addr *dst,
+	       const void *buf, size_t len, uint32_t tag, unsigned int flags)
+{
+	int ret = percs_send_compose(w, dst, buf, len, tag, flags);
+
+	if (ret == -EAGAIN) {
+		/* Publish what is queued and let the engine drain it. */
+		lp_store_release(&w->db->send_tail, w->sq.tail);
+		ret = w->kick(w, PERCS_KICK_F_SEND);
+		if (ret < 0)
+			return ret;
+		ret = percs_send_compose(w, dst, buf, len, tag, flags);
+	}
+	if (ret)
+		return ret;
+	return percs_send_trigger(w);
+}
+
+size_t percs_send_space(const struct percs_window *w)
+{
+	struct lp_sq q = w->sq;
+	uint64_t free, contig, n;
+
+	q.head = lp_load_acquire(&w->status->send_head);
+	free = sq_free(&q);
+	contig = q.units - (q.tail & q.mask);
+	/* Largest packet at the tail, or after a pad at unit 0. */
+	n = free < contig ? free : contig;
+	if (free > contig && free - contig > n)
+		n = free - contig;
+	if (n > PERCS_MAX_PKT_UNITS)
+		n = PERCS_MAX_PKT_UNITS;
+	return n ? n * PERCS_FLIT_SIZE - PERCS_PKT_HDR_SIZE : 0;
+}
+
+/*
+ * The entry at the receive head, pad entries skipped (and consumed).
+ * Return: 0 and *@out, -EAGAIN if the FIFO is empty, -EIO if the HFI
+ * published an index or an entry that cannot be right.
+ */
+static int rq_next(struct percs_window *w, const struct percs_pkt_hdr **out)
+{
+	struct lp_rq *q = &w->rq;
+
+	q->peeked = 0;
+	for (;;) {
+		const struct percs_pkt_hdr *h;
+		uint32_t pos, to_end, n;
+		uint64_t avail;
+		uint16_t len;
+
+		if (q->head == q->tail) {
+			q->tail = lp_load_acquire(&w->status->recv_tail);
+			if (q->head == q->tail)
+				return -EAGAIN;
+		}
+		avail = q->tail - q->head;
+		if (lp_unlikely(avail > q->units))
+			return -EIO;
+		pos = q->head & q->mask;
+		to_end = q->units - pos;
+		h = (const struct percs_pkt_hdr *)(q->base +
+						   (size_t)pos * PERCS_FLIT_SIZE);
+		if (h->kind == PERCS_PKT_PAD) {
+			/* A pad always fills the ring to its end. */
+			if (lp_unlikely(avail < to_end))
+				return -EIO;
+			q->head += to_end;
+			continue;
+		}
+		len = h->length;
+		n = lp_pkt_units(len);
+		if (lp_unlikely(len > PERCS_MAX_PAYLOAD || n > to_end ||
+				n > avail))
+			return -EIO;
+		q->peeked = n;
+		*out = h;
+		return 0;
+	}
+}
+
+bool lp_recv_pending(struct percs_window *w)
+{
+	const struct percs_pkt_hdr *h;
+
+	return rq_next(w, &h) == 0;
+}
+
+const struct percs_pkt_hdr *percs_recv_peek(struct percs_window *w)
+{
+	const struct percs_pkt_hdr *h;
+
+	return rq_next(w, &h) ? NULL : h;
+}
+
+void percs_recv_consume(struct percs_window *w)
+{
+	w->rq.head += w->rq.peeked;
+	w->rq.peeked = 0;
+}
+
+int percs_recv_credit(struct percs_window *w)
+{
+	struct lp_rq *q = &w->rq;
+	int ret;
+
+	if (q->head != q->credited) {
+		lp_store_release(&w->db->recv_head, q->head);
+		q->credited = q->head;
+	}
+	/* Pairs with the HFI's SENDERS_WAIT store, barrier, head re-check. */
+	lp_smp_mb();
+	if (!(lp_load_relaxed(&w->status->flags) & PERCS_STATUS_SENDERS_WAIT))
+		return 0;
+	ret = w->kick(w, PERCS_KICK_F_CREDIT);
+	return ret < 0 ? ret : 0;
+}
+
+int percs_recv(struct percs_window *w, struct percs_pkt_hdr *hdr, void *buf,
+	       size_t cap)
+{
+	struct lp_rq *q = &w->rq;
+	const struct percs_pkt_hdr *h;
+	uint16_t len;
+	int ret;
+
+	ret = rq_next(w, &h);
+	if (ret) {
+		/* Idle: hand back whatever we still hold. */
+		if (ret == -EAGAIN && q->head != q->credited)
+			percs_recv_credit(w);
+		return ret;
+	}
+	len = h->length;
+	if (len > cap)
+		return -EMSGSIZE;
+	if (hdr)
+		memcpy(hdr, h, sizeof(*hdr));
+	if (len)
+		memcpy(buf, h + 1, len);
+	percs_recv_consume(w);
+
+	/*
+	 * Credits are returned in batches of a quarter ring (never more than
+	 * half is held back), or at once when senders wait for them.  The
+	 * packet is already ours: a failing credit kick does not undo it.
+	 */
+	if (q->head - q->credited >= q->batch ||
+	    (lp_load_relaxed(&w->status->flags) & PERCS_STATUS_SENDERS_WAIT))
+		percs_recv_credit(w);
+	return len;
+}

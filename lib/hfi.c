@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libpercs: opening HFIs, reserving and mapping windows, kick and wait.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int percs_hfi_open(unsigned int hub, unsigned int unit, struct percs_hfi **out)
+{
+	const char *dir = getenv("PERCS_DEV_DIR");
+	struct percs_hfi *hfi;
+	char path[PATH_MAX];
+	int n;
+
+	if (!out || unit > 1 || hub > (UINT_MAX - 1) / 2)
+		return -EINVAL;
+	if (!dir || !*dir)
+		dir = "/dev";
+	n = snprintf(path, sizeof(path), "%s/percs-hfi%u", dir, hub * 2 + unit);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+
+	hfi = calloc(1, sizeof(*hfi));
+	if (!hfi)
+		return -ENOMEM;
+	hfi->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (hfi->fd < 0) {
+		int err = -errno;
+
+		free(hfi);
+		return err;
+	}
+	hfi->hub = hub;
+	hfi->unit = unit;
+	*out = hfi;
+	return 0;
+}
+
+void percs_hfi_close(struct percs_hfi *hfi)
+{
+	if (!hfi)
+		return;
+	close(hfi->fd);
+	free(hfi);
+}
+
+int percs_hfi_fd(const struct percs_hfi *hfi)
+{
+	return hfi->fd;
+}
+
+int percs_hfi_info(struct percs_hfi *hfi, struct percs_hfi_info *info)
+{
+	if (!hfi || !info)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	if (ioctl(hfi->fd, PERCS_IOC_HFI_INFO, info) < 0)
+		return -errno;
+	return 0;
+}
+
+int lp_kick_ioctl(struct percs_window *w, unsigned int flags)
+{
+	int ret = ioctl(w->fd, PERCS_IOC_KICK, (unsigned long)flags);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+int lp_window_new(const struct lp_layout *l, int fd, struct percs_window **out)
+{
+	struct percs_window *w;
+
+	if (!is_pow2(l->send_fifo_size) || !is_pow2(l->recv_fifo_size) ||
+	    l->send_fifo_size < PERCS_FIFO_MIN_SIZE ||
+	    l->recv_fifo_size < PERCS_FIFO_MIN_SIZE ||
+	    !is_pow2(l->cq_entries) || !l->imm_slots ||
+	    !l->send_fifo || !l->recv_fifo || !l->doorbell || !l->status ||
+	    !l->imm || !l->cq)
+		return -EPROTO;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->db = l->doorbell;
+	w->status = l->status;
+	w->kick = lp_kick_ioctl;
+	w->poll = l->flags & PERCS_WINDOW_F_POLL;
+	w->fd = fd;
+	w->addr = l->addr;
+
+	/* Start wherever the doorbell says (zero for a fresh window). */
+	w->sq.base = l->send_fifo;
+	w->sq.units = l->send_fifo_size / PERCS_FLIT_SIZE;
+	w->sq.mask = w->sq.units - 1;
+	w->sq.tail = lp_load_relaxed(&w->db->send_tail);
+	w->sq.head = lp_load_acquire(&w->status->send_head);
+
+	w->rq.base = l->recv_fifo;
+	w->rq.units = l->recv_fifo_size / PERCS_FLIT_SIZE;
+	w->rq.mask = w->rq.units - 1;
+	w->rq.head = lp_load_relaxed(&w->db->recv_head);
+	w->rq.credited = w->rq.head;
+	w->rq.tail = w->rq.head;
+	/* Lazy credits, but never more than half the ring held back. */
+	w->rq.batch = w->rq.units / 4;
+
+	w->imm.base = l->imm;
+	w->imm.slots = l->imm_slots;
+	w->imm.end = w->imm.base + (size_t)l->imm_slots * PERCS_FLIT_SIZE;
+	w->imm.tail = lp_load_relaxed(&w->db->imm_tail);
+	w->imm.head = lp_load_acquire(&w->status->imm_head);
+	w->imm.next = w->imm.base +
+		(size_t)(w->imm.tail % l->imm_slots) * PERCS_FLIT_SIZE;
+
+	w->cq.ring = l->cq;
+	w->cq.entries = l->cq_entries;
+	w->cq.mask = l->cq_entries - 1;
+	w->cq.head = lp_load_relaxed(&w->db->cq_head);
+
+	*out = w;
+	return 0;
+}
+
+static void unmap_all(void *addr[PERCS_REGION_MAX], const struct percs_region *r)
+{
+	for (int i = 0; i < PERCS_REGION_MAX; i++)
+		if (addr[i])
+			munmap(addr[i], r[i].length);
+}
+
+/* A region the library needs: present, and at least @min bytes long. */
+static bool region_ok(const struct percs_window_reserve *r, int id, size_t min)
+{
+	return (r->regions[id].flags & PERCS_REGION_F_VALID) &&
+	       r->regions[id].length >= min;
+}
+
+int percs_window_reserve(struct percs_hfi *hfi,
+			 const struct percs_window_attr *attr,
+			 struct percs_window **out)
+{
+	struct percs_window_reserve r;
+	void *addr[PERCS_REGION_MAX] = { 0 };
+	struct percs_window *w;
+	struct lp_layout l;
+	int fd, err, i;
+
+	if (!hfi || !attr || !out)
+		return -EINVAL;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.flags = attr->flags;
+	r.send_fifo_size = attr->send_fifo_size ? attr->send_fifo_size :
+						  PERCS_FIFO_DEF_SIZE;
+	r.recv_fifo_size = attr->recv_fifo_size ? attr->recv_fifo_size :
+						  PERCS_FIFO_DEF_SIZE;
+	r.job_key = attr->job_key;
+	r.window = attr->window;
+
+	fd = ioctl(hfi->fd, PERCS_IOC_WINDOW_RESERVE, &r);
+	if (fd < 0)
+		return -errno;
+
+	for (i = 0; i < PERCS_REGION_MAX; i++) {
+		const struct percs_region *reg = &r.regions[i];
+		int prot = PROT_READ;
+		void *p;
+
+		if (!(reg->flags & PERCS_REGION_F_VALID))
+			continue;
+		if (reg->flags & PERCS_REGION_F_WRITABLE)
+			prot |= PROT_WRITE;
+		p = mmap(NULL, reg->length, prot, MAP_SHARED, fd,
+			 (off_t)reg->offset);
+		if (p == MAP_FAILED) {
+			err = -errno;
+			goto fail;
+		}
+		addr[i] = p;
+	}
+
+	err = -EPROTO;	/* the kernel's layout is not what this ABI promises */
+	if (!region_ok(&r, PERCS_REGION_SEND_FIFO, r.send_fifo_size) ||
+	    !region_ok(&r, PERCS_REGION_RECV_FIFO, r.recv_fifo_size) ||
+	    !region_ok(&r, PERCS_REGION_DOORBELL, sizeof(struct percs_doorbell)) ||
+	    !region_ok(&r, PERCS_REGION_STATUS, sizeof(struct percs_status)) ||
+	    !region_ok(&r, PERCS_REGION_IMM,
+		       (size_t)r.imm_slots * PERCS_FLIT_SIZE) ||
+	    !region_ok(&r, PERCS_REGION_CQ,
+		       (size_t)r.cq_entries * sizeof(struct percs_cqe)) ||
+	    !(r.regions[PERCS_REGION_SEND_FIFO].flags & PERCS_REGION_F_WRITABLE) ||
+	    !(r.regions[PERCS_REGION_DOORBELL].flags & PERCS_REGION_F_WRITABLE) ||
+	    !(r.regions[PERCS_REGION_IMM].flags & PERCS_REGION_F_WRITABLE))
+		goto fail;
+
+	l = (struct lp_layout) {
+		.send_fifo = addr[PERCS_REGION_SEND_FIFO],
+		.send_fifo_size = r.send_fifo_size,
+		.recv_fifo = addr[PERCS_REGION_RECV_FIFO],
+		.recv_fifo_size = r.recv_fifo_size,
+		.doorbell = addr[PERCS_REGION_DOORBELL],
+		.status = addr[PERCS_REGION_STATUS],
+		.imm = addr[PERCS_REGION_IMM],
+		.imm_slots = r.imm_slots,
+		.cq = addr[PERCS_REGION_CQ],
+		.cq_entries = r.cq_entries,
+		.flags = r.flags,
+		.addr = r.addr,
+	};
+	err = lp_window_new(&l, fd, &w);
+	if (err)
+		goto fail;
+	for (i = 0; i < PERCS_REGION_MAX; i++) {
+		w->map[i].addr = addr[i];
+		w->map[i].len = addr[i] ? r.regions[i].length : 0;
+	}
+	*out = w;
+	return 0;
+
+fail:
+	unmap_all(addr, r.regions);
+	close(fd);
+	return err;
+}
+
+void percs_window_release(struct percs_window *w)
+{
+	if (!w)
+		return;
+	for (int i = 0; i < PERCS_REGION_MAX; i++)
+		if (w->map[i].addr)
+			munmap(w->map[i].addr, w->map[i].len);
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w);
+}
+
+int percs_window_fd(const struct percs_window *w)
+{
+	return w->fd;
+}
+
+struct percs_addr percs_window_addr(const struct percs_window *w)
+{
+	return w->addr;
+}
+
+const volatile struct percs_status *percs_window_status(const struct percs_window *w)
+{
+	return w->status;
+}
+
+int percs_kick(struct percs_window *w, unsigned int flags)
+{
+	return w->kick(w, flags);
+}
+
+int percs_wait(struct percs_window *w, int timeout_ms)
+{
+	struct pollfd p = { .fd = w->fd, .events = POLLIN };
+	int n;
+
+	if (lp_recv_pending(w) || lp_cq_pending(w))
+		return 1;
+	/*
+	 * The HFI reports POLLIN while its view of our receive FIFO is not
+	 * empty: hand back everything consumed so far before sleeping.
+	 */
+	if (w->rq.head != w->rq.credited) {
+		n = percs_recv_credit(w);
+		if (n < 0)
+			return n;
+	}
+	n = poll(&p, 1, timeout_ms);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return 0;
+	if (p.revents & POLLNVAL)
+		return -EBADF;
+	if (p.revents & POLLERR) {
+		uint32_t e = lp_load_relaxed(&w->status->error);
+
+		return e ? -(int)e : -EIO;
+	}
+	return 1;
+}

@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# libpercs: static and shared library, sanitized static library for tests,
+# pkg-config file, man page, unit tests against a fake window, install.
+#
+#   make lib              $(BUILD)/lib/libpercs.{a,so.1,so,pc}, man page
+#   make lib-san          $(BUILD)/lib/libpercs-san.a ($(SAN_FLAGS))
+#   make lib-unit-tests   $(BUILD)/results/lib.{tap,expected}
+#   make install          PREFIX=/usr/local DESTDIR=
+
+LIBPERCS_VERSION := 1.0.0
+LIBPERCS_SONAME := libpercs.so.1
+
+LIB_OUT := $(BUILD)/lib
+LIB_SRCS := hfi.c fifo.c imm.c cq.c
+LIB_HDRS := $(SRC)/lib/percs.h $(SRC)/lib/internal.h \
+	    $(SRC)/include/uapi/linux/percs.h
+LIB_CFLAGS := $(CFLAGS_COMMON) -D_FILE_OFFSET_BITS=64
+LIB_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/obj/%.o)
+LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/pic/%.o)
+LIB_SAN_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/san/%.o)
+LIB_TEST := $(LIB_OUT)/tests/lib-unit
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+SCDOC ?= $(shell command -v scdoc 2>/dev/null)
+
+LIB_MAN := $(if $(SCDOC),$(BUILD)/man/libpercs.7)
+LIB_PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(LIBPERCS_VERSION)|g'
+
+.PHONY: lib lib-san lib-unit-tests unit-tests install install-lib
+all: lib
+lib: $(LIB_OUT)/libpercs.a $(LIB_OUT)/$(LIBPERCS_SONAME) \
+     $(LIB_OUT)/libpercs.so $(LIB_OUT)/libpercs.pc $(LIB_MAN)
+lib-san: $(LIB_OUT)/libpercs-san.a
+
+$(LIB_OUT)/obj/%.o: $(SRC)/lib/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(LIB_OUT)/pic/%.o: $(SRC)/lib/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
+
+$(LIB_OUT)/san/%.o: $(SRC)/lib/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+$(LIB_OUT)/libpercs.a: $(LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIB_OUT)/libpercs-san.a: $(LIB_SAN_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIB_OUT)/$(LIBPERCS_SONAME): $(LIB_PIC_OBJS) $(SRC)/lib/libpercs.map
+	$(CC) -shared -pthread -Wl,-soname,$(LIBPERCS_SONAME) \
+		-Wl,--version-script=$(SRC)/lib/libpercs.map -Wl,-z,defs \
+		-o $@ $(LIB_PIC_OBJS)
+
+$(LIB_OUT)/libpercs.so: $(LIB_OUT)/$(LIBPERCS_SONAME)
+	ln -sf $(LIBPERCS_SONAME) $@
+
+$(LIB_OUT)/libpercs.pc: $(SRC)/lib/libpercs.pc.in $(SRC)/lib/lib.mk
+	@mkdir -p $(@D)
+	$(LIB_PC_SED) $< > $@
+
+$(BUILD)/man/%.7: $(SRC)/lib/man/%.7.scd
+	@mkdir -p $(@D)
+	$(SCDOC) < $< > $@.tmp && mv $@.tmp $@
+
+# Unit tests: the ring logic against fake windows, under ASan/UBSan.  A
+# failing test shows in the TAP file and does not stop make.
+$(LIB_TEST): $(SRC)/lib/tests/lib-unit.c $(LIB_OUT)/libpercs-san.a $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -o $@ $< $(LIB_OUT)/libpercs-san.a
+
+lib-unit-tests: $(LIB_TEST)
+	@mkdir -p $(BUILD)/results
+	@$(LIB_TEST) --count > $(BUILD)/results/lib.expected
+	@$(LIB_TEST) > $(BUILD)/results/lib.tap 2> $(BUILD)/results/lib.log; \
+	rc=$$?; cat $(BUILD)/results/lib.tap; \
+	if [ $$rc -ne 0 ]; then \
+		echo "lib-unit-tests: failures (exit $$rc); stderr in $(BUILD)/results/lib.log"; \
+		tail -n 40 $(BUILD)/results/lib.log; \
+	fi
+
+unit-tests: lib-unit-tests
+
+install: install-lib
+install-lib: lib
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/percs $(DESTDIR)$(INCLUDEDIR)/linux
+	install -m 644 $(LIB_OUT)/libpercs.a $(DESTDIR)$(LIBDIR)/libpercs.a
+	install -m 755 $(LIB_OUT)/$(LIBPERCS_SONAME) \
+		$(DESTDIR)$(LIBDIR)/$(LIBPERCS_SONAME)
+	ln -sf $(LIBPERCS_SONAME) $(DESTDIR)$(LIBDIR)/libpercs.so
+	install -m 644 $(SRC)/lib/percs.h $(DESTDIR)$(INCLUDEDIR)/percs/percs.h
+	install -m 644 $(SRC)/include/uapi/linux/percs.h \
+		$(DESTDIR)$(INCLUDEDIR)/linux/percs.h
+	$(LIB_PC_SED) $(SRC)/lib/libpercs.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libpercs.pc
+	$(if $(LIB_MAN),install -d $(DESTDIR)$(MANDIR)/man7)
+	$(if $(LIB_MAN),install -m 644 $(LIB_MAN) $(DESTDIR)$(MANDIR)/man7/)

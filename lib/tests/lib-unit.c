@@ -1,0 +1,1318 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libpercs unit tests: the ring logic against fake windows.
+ *
+ * A fake window is a struct percs_window built by lp_window_new() over
+ * plain malloc'ed regions (send/receive FIFO, doorbell, status page,
+ * immediate slots, CQ) instead of mmaps of the device, with the window's
+ * kick hook pointing at a tiny fake HFI in this file.  The fake HFI does
+ * what the kernel engine does, in the simplest way: it moves packets from
+ * send FIFOs and immediate slots into the destination window's receive
+ * FIFO (padding at the ring end, honouring credits), posts completions and
+ * maintains the status page, and it records every rule the library breaks
+ * (a packet that wraps, a trigger past the ring) as a violation.
+ *
+ * Each test runs in a forked child with a timeout and prints one TAP line;
+ * "--count" prints the number of tests (for results/lib.expected).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ---- minimal TAP checks (run inside the test's child) ------------------ */
+
+static int t_failed;
+
+static void t_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	t_failed++;
+	if (t_failed > 20)
+		return;
+	printf("#   %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+#define CHECK(c) do {							\
+	if (!(c))							\
+		t_fail(__FILE__, __LINE__, "check failed: %s", #c);	\
+} while (0)
+
+#define CHECK_EQ(a, b) do {						\
+	long long _a = (long long)(a), _b = (long long)(b);		\
+	if (_a != _b)							\
+		t_fail(__FILE__, __LINE__, "%s is %lld, expected %s = %lld", \
+		       #a, _a, #b, _b);					\
+} while (0)
+
+#define REQUIRE(c) do {							\
+	if (!(c)) {							\
+		t_fail(__FILE__, __LINE__, "required: %s", #c);	\
+		return;							\
+	}								\
+} while (0)
+
+/* ---- the fake HFI -------------------------------------------------------- */
+
+#define NWIN		16
+#define JOB_KEY		42
+
+struct fwin {
+	struct percs_window *w;
+	struct percs_addr addr;
+	uint8_t *send;
+	uint8_t *recv;
+	uint8_t *imm;
+	struct percs_doorbell *db;
+	struct percs_status *st;
+	struct percs_cqe *cq;
+	uint32_t send_units;
+	uint32_t recv_units;
+	unsigned int kicks[3];	/* per PERCS_KICK_F_* bit */
+	unsigned int nkicks;
+};
+
+static struct {
+	struct fwin *win[NWIN];
+	bool paused;		/* kicks are counted but do nothing */
+	bool threaded;		/* a thread runs the engine; kicks wake it */
+	sem_t wake;
+	unsigned int violations;
+} H;
+
+static void violation(const char *what, const struct fwin *f)
+{
+	H.violations++;
+	printf("#   fake HFI: window %u: %s\n", f->addr.window, what);
+}
+
+static uint8_t *unit_ptr(uint8_t *base, uint32_t units, uint64_t pos)
+{
+	return base + (size_t)(pos & (units - 1)) * PERCS_FLIT_SIZE;
+}
+
+static void post_cqe(struct fwin *f, const struct percs_pkt_hdr *h, int res,
+		     bool imm)
+{
+	uint64_t tail = f->st->cq_tail;
+
+	if (tail - __atomic_load_n(&f->db->cq_head, __ATOMIC_ACQUIRE) >=
+	    PERCS_CQ_ENTRIES) {
+		f->st->cq_overflows++;
+		__atomic_fetch_or(&f->st->flags, PERCS_STATUS_CQ_OVERFLOW,
+				  __ATOMIC_SEQ_CST);
+		return;
+	}
+	f->cq[tail % PERCS_CQ_ENTRIES] = (struct percs_cqe) {
+		.user_data = h->tag,
+		.res = res,
+		.kind = h->kind,
+		.flags = imm ? PERCS_CQE_F_IMM : 0,
+	};
+	__atomic_store_n(&f->st->cq_tail, tail + 1, __ATOMIC_RELEASE);
+}
+
+/* Free receive units of @d as the HFI sees them (credits in the doorbell). */
+static uint64_t recv_free(struct fwin *d)
+{
+	uint64_t head = __atomic_load_n(&d->db->recv_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = d->st->recv_tail;
+
+	if (head > tail || tail - head > d->recv_units) {
+		violation("credit outside [recv_head, recv_tail]", d);
+		return 0;
+	}
+	return d->recv_units - (tail - head);
+}
+
+/*
+ * Deliver one packet from @s into its destination's receive FIFO.
+ * Return: 0, -EAGAIN if the destination is full, or the send error.
+ */
+static int deliver(struct fwin *s, const struct percs_pkt_hdr *h)
+{
+	struct fwin *d = h->dst.window < NWIN ? H.win[h->dst.window] : NULL;
+	uint32_t n = lp_pkt_units(h->length), pos, pad = 0;
+	struct percs_pkt_hdr out;
+	uint64_t tail;
+
+	if (h->kind > PERCS_PKT_KIND_MAX || h->kind == PERCS_PKT_PAD)
+		return -EINVAL;
+	if (h->dst.hub != 0 || h->dst.hfi != 0)
+		return -EHOSTUNREACH;
+	if (!d)
+		return -ECONNREFUSED;
+	tail = d->st->recv_tail;
+	pos = tail & (d->recv_units - 1);
+	if (n > d->recv_units - pos)
+		pad = d->recv_units - pos;
+	if (recv_free(d) < pad + n) {
+		/* SENDERS_WAIT, full barrier, re-check (pairs with credits). */
+		__atomic_fetch_or(&d->st->flags, PERCS_STATUS_SENDERS_WAIT,
+				  __ATOMIC_SEQ_CST);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (recv_free(d) < pad + n)
+			return -EAGAIN;
+	}
+	if (pad) {
+		out = (struct percs_pkt_hdr) {
+			.kind = PERCS_PKT_PAD,
+			.length = lp_pad_length(pad),
+		};
+		memcpy(unit_ptr(d->recv, d->recv_units, tail), &out, sizeof(out));
+		tail += pad;
+	}
+	out = *h;
+	out.src = s->addr;
+	out.job_key = JOB_KEY;
+	memcpy(unit_ptr(d->recv, d->recv_units, tail), &out, sizeof(out));
+	memcpy(unit_ptr(d->recv, d->recv_units, tail) + sizeof(out), h + 1,
+	       h->length);
+	d->st->packets_received++;
+	__atomic_store_n(&d->st->recv_tail, tail + n, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int finish(struct fwin *f, const struct percs_pkt_hdr *h, int r, bool imm)
+{
+	if (r == -EAGAIN) {
+		f->st->send_blocked++;
+		__atomic_fetch_or(&f->st->flags, PERCS_STATUS_SEND_BLOCKED,
+				  __ATOMIC_SEQ_CST);
+		return -EAGAIN;
+	}
+	if (r < 0) {
+		f->st->send_errors++;
+		post_cqe(f, h, r, imm);
+	} else if (h->flags & PERCS_PKT_F_NOTIFY) {
+		post_cqe(f, h, 0, imm);
+	}
+	f->st->packets_sent++;
+	return 0;
+}
+
+/* Process @f's send FIFO up to its trigger.  Return: packets moved. */
+static int engine_send(struct fwin *f)
+{
+	uint64_t head = f->st->send_head;
+	uint64_t tail = __atomic_load_n(&f->db->send_tail, __ATOMIC_ACQUIRE);
+	int moved = 0;
+
+	if (tail < head || tail - head > f->send_units) {
+		violation("trigger outside the ring", f);
+		f->st->error = EINVAL;
+		__atomic_fetch_or(&f->st->flags, PERCS_STATUS_ERROR,
+				  __ATOMIC_SEQ_CST);
+		return -EINVAL;
+	}
+	while (head != tail) {
+		const struct percs_pkt_hdr *h;
+		uint32_t pos = head & (f->send_units - 1), n;
+
+		h = (const void *)unit_ptr(f->send, f->send_units, head);
+		if (h->kind == PERCS_PKT_PAD) {
+			if (h->length != lp_pad_length(f->send_units - pos))
+				violation("pad does not reach the ring end", f);
+			head += f->send_units - pos;
+			continue;
+		}
+		n = lp_pkt_units(h->length);
+		if (h->length > PERCS_MAX_PAYLOAD || n > f->send_units - pos ||
+		    n > tail - head) {
+			violation("packet wraps or passes the trigger", f);
+			head = tail;
+			break;
+		}
+		if (finish(f, h, deliver(f, h), false) == -EAGAIN)
+			break;
+		head += n;
+		moved++;
+	}
+	if (head == tail)
+		__atomic_fetch_and(&f->st->flags, ~PERCS_STATUS_SEND_BLOCKED,
+				   __ATOMIC_SEQ_CST);
+	__atomic_store_n(&f->st->send_head, head, __ATOMIC_RELEASE);
+	return moved;
+}
+
+static int engine_imm(struct fwin *f)
+{
+	uint64_t head = f->st->imm_head;
+	uint64_t tail = __atomic_load_n(&f->db->imm_tail, __ATOMIC_ACQUIRE);
+	int moved = 0;
+
+	if (tail < head || tail - head > PERCS_IMM_SLOTS) {
+		violation("imm_tail outside the slots", f);
+		return -EINVAL;
+	}
+	for (; head != tail; head++, moved++) {
+		const struct percs_pkt_hdr *h = (const void *)
+			(f->imm + (head % PERCS_IMM_SLOTS) * PERCS_FLIT_SIZE);
+
+		if (h->length > PERCS_IMM_PAYLOAD) {
+			violation("immediate payload too long", f);
+			continue;
+		}
+		if (finish(f, h, deliver(f, h), true) == -EAGAIN)
+			break;
+	}
+	__atomic_store_n(&f->st->imm_head, head, __ATOMIC_RELEASE);
+	return moved;
+}
+
+/* One pass over every window; senders blocked on a full FIFO retry too. */
+static int engine_all(void)
+{
+	int moved = 0;
+
+	for (int i = 0; i < NWIN; i++) {
+		struct fwin *f = H.win[i];
+
+		if (!f)
+			continue;
+		__atomic_fetch_and(&f->st->flags, ~PERCS_STATUS_SENDERS_WAIT,
+				   __ATOMIC_SEQ_CST);
+	}
+	for (int i = 0; i < NWIN; i++) {
+		struct fwin *f = H.win[i];
+		int r;
+
+		if (!f)
+			continue;
+		r = engine_send(f);
+		moved += r > 0 ? r : 0;
+		r = engine_imm(f);
+		moved += r > 0 ? r : 0;
+	}
+	return moved;
+}
+
+static int fake_kick(struct percs_window *w, unsigned int flags)
+{
+	struct fwin *f = w->kick_ctx;
+	int moved = 0, r;
+
+	if (flags & ~PERCS_KICK_F_ALL)
+		return -EINVAL;
+	f->nkicks++;
+	for (int b = 0; b < 3; b++)
+		if (flags & (1U << b))
+			f->kicks[b]++;
+	if (H.threaded) {
+		sem_post(&H.wake);
+		return 0;
+	}
+	if (H.paused)
+		return 0;
+	if (flags & PERCS_KICK_F_SEND) {
+		r = engine_send(f);
+		if (r < 0)
+			return r;
+		moved += r;
+	}
+	if (flags & PERCS_KICK_F_IMM) {
+		r = engine_imm(f);
+		if (r < 0)
+			return r;
+		moved += r;
+	}
+	if (flags & PERCS_KICK_F_CREDIT)
+		moved += engine_all();
+	return moved;
+}
+
+static void *zalloc(size_t size)
+{
+	void *p = aligned_alloc(4096, size);
+
+	if (!p)
+		abort();
+	memset(p, 0, size);
+	return p;
+}
+
+static struct fwin *fwin_new(uint16_t idx, uint32_t send_size,
+			     uint32_t recv_size, uint32_t flags)
+{
+	struct fwin *f = calloc(1, sizeof(*f));
+	struct lp_layout l;
+
+	f->addr = (struct percs_addr){ .window = idx };
+	f->send = zalloc(send_size);
+	f->recv = zalloc(recv_size);
+	f->db = zalloc(4096);
+	f->st = zalloc(4096);
+	f->imm = zalloc(PERCS_IMM_SLOTS * PERCS_FLIT_SIZE);
+	f->cq = zalloc(PERCS_CQ_ENTRIES * sizeof(struct percs_cqe));
+	f->send_units = send_size / PERCS_FLIT_SIZE;
+	f->recv_units = recv_size / PERCS_FLIT_SIZE;
+	l = (struct lp_layout) {
+		.send_fifo = f->send, .send_fifo_size = send_size,
+		.recv_fifo = f->recv, .recv_fifo_size = recv_size,
+		.doorbell = f->db, .status = f->st,
+		.imm = f->imm, .imm_slots = PERCS_IMM_SLOTS,
+		.cq = f->cq, .cq_entries = PERCS_CQ_ENTRIES,
+		.flags = flags, .addr = f->addr,
+	};
+	if (lp_window_new(&l, -1, &f->w))
+		abort();
+	f->w->kick = fake_kick;
+	f->w->kick_ctx = f;
+	H.win[idx] = f;
+	return f;
+}
+
+static void fwin_free(struct fwin *f)
+{
+	if (!f)
+		return;
+	H.win[f->addr.window] = NULL;
+	percs_window_release(f->w);
+	free(f->send);
+	free(f->recv);
+	free(f->db);
+	free(f->st);
+	free(f->imm);
+	free(f->cq);
+	free(f);
+}
+
+static void fill(uint8_t *p, size_t len, uint32_t seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint8_t)(seed * 131 + i * 7 + 1);
+}
+
+static bool pattern_ok(const uint8_t *p, size_t len, uint32_t seed)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != (uint8_t)(seed * 131 + i * 7 + 1))
+			return false;
+	return true;
+}
+
+/* Largest payload that takes exactly @units units. */
+static size_t max_len(uint32_t units)
+{
+	return units * PERCS_FLIT_SIZE - PERCS_PKT_HDR_SIZE;
+}
+
+static const struct percs_pkt_hdr *send_unit(struct fwin *f, uint64_t pos)
+{
+	return (const void *)unit_ptr(f->send, f->send_units, pos);
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+/*
+ * For every start position of the 32-unit rings and every packet size of
+ * 1..16 units: the packet lands at the tail or, when it would wrap, after a
+ * pad entry at unit 0; it crosses the fake HFI intact and the receiver
+ * skips the receive-side pad.
+ */
+static void test_wrap_every_position(void)
+{
+	static uint8_t buf[PERCS_MAX_PAYLOAD], out[PERCS_MAX_PAYLOAD];
+
+	for (uint32_t p = 0; p < 32; p++) {
+		for (uint32_t s = 1; s <= PERCS_MAX_PKT_UNITS; s++) {
+			struct fwin *a = fwin_new(1, 4096, 4096, 0);
+			struct fwin *b = fwin_new(2, 4096, 4096, 0);
+			bool wraps = p + s > 32;
+			size_t len = ((p + s) & 1) || s == 1 ? max_len(s) :
+							       max_len(s - 1) + 1;
+			struct percs_pkt_hdr h;
+			uint32_t at;
+
+			for (uint32_t i = 0; i < p; i++) {
+				CHECK_EQ(percs_send(a->w, &b->addr, buf, 10, i, 0), 0);
+				CHECK_EQ(percs_recv(b->w, NULL, out, sizeof(out)), 10);
+			}
+			CHECK_EQ(a->w->sq.tail, p);
+			fill(buf, len, p * 100 + s);
+			CHECK_EQ(percs_send_compose(a->w, &b->addr, buf, len,
+						    0xabc0000 + p, 0), 0);
+			at = wraps ? 0 : p;
+			if (wraps) {
+				CHECK_EQ(send_unit(a, p)->kind, PERCS_PKT_PAD);
+				CHECK_EQ(send_unit(a, p)->length,
+					 (32 - p) * 128 - 32);
+				CHECK_EQ(a->w->sq.tail, 32 + s);
+			} else {
+				CHECK_EQ(a->w->sq.tail, p + s);
+			}
+			CHECK_EQ(send_unit(a, at)->kind, PERCS_PKT_FIFO);
+			CHECK_EQ(send_unit(a, at)->length, len);
+			CHECK(!memcmp(send_unit(a, at) + 1, buf, len));
+
+			CHECK_EQ(percs_send_trigger(a->w), 0);
+			CHECK_EQ(a->st->send_head, a->w->sq.tail);
+			memset(out, 0, sizeof(out));
+			CHECK_EQ(percs_recv(b->w, &h, out, sizeof(out)), len);
+			CHECK(pattern_ok(out, len, p * 100 + s));
+			CHECK_EQ(h.tag, 0xabc0000 + p);
+			CHECK_EQ(h.src.window, 1);
+			CHECK_EQ(h.job_key, JOB_KEY);
+			CHECK_EQ(b->w->rq.head, b->st->recv_tail);
+			CHECK_EQ(percs_recv(b->w, NULL, out, sizeof(out)), -EAGAIN);
+			fwin_free(a);
+			fwin_free(b);
+		}
+	}
+	CHECK_EQ(H.violations, 0);
+}
+
+/* A long stream of random sizes through rings of different sizes. */
+static void test_stream_random_sizes(void)
+{
+	static uint8_t buf[PERCS_MAX_PAYLOAD], out[PERCS_MAX_PAYLOAD];
+	struct fwin *a = fwin_new(1, 4096, 8192, 0);
+	struct fwin *b = fwin_new(2, 8192, 4096, 0);
+	uint32_t sent = 0, got = 0, rnd = 12345, total = 20000;
+	struct percs_pkt_hdr h;
+
+	while (got < total) {
+		/* Compose a burst, trigger once. */
+		uint32_t burst = 1 + (rnd >> 7) % 8;
+
+		for (uint32_t i = 0; i < burst && sent < total; i++) {
+			size_t len;
+			int r;
+
+			rnd = rnd * 1103515245 + 12345;
+			len = (rnd >> 8) % (PERCS_MAX_PAYLOAD + 1);
+			fill(buf, len, sent);
+			r = percs_send_compose(a->w, &b->addr, buf, len, sent, 0);
+			if (r == -EAGAIN)
+				break;
+			CHECK_EQ(r, 0);
+			sent++;
+		}
+		CHECK_EQ(percs_send_trigger(a->w), 0);
+		/* Receive some, not always all. */
+		for (uint32_t i = 0; i < 1 + (rnd >> 3) % 6; i++) {
+			int r = percs_recv(b->w, &h, out, sizeof(out));
+
+			if (r == -EAGAIN)
+				break;
+			REQUIRE(r >= 0);
+			CHECK_EQ(h.tag, got);
+			CHECK(pattern_ok(out, r, got));
+			got++;
+		}
+	}
+	CHECK_EQ(sent, total);
+	CHECK_EQ(b->st->packets_received, total);
+	CHECK_EQ(H.violations, 0);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/* Compose until full: -EAGAIN, nothing written, send_space() agrees. */
+static void test_full_ring_eagain(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	uint8_t buf[256] = { 0 };
+	int i;
+
+	CHECK_EQ(percs_send_space(a->w), PERCS_MAX_PAYLOAD);
+	for (i = 0; i < 32; i++)
+		CHECK_EQ(percs_send_compose(a->w, &b->addr, buf, 96, i, 0), 0);
+	CHECK_EQ(percs_send_compose(a->w, &b->addr, buf, 0, i, 0), -EAGAIN);
+	CHECK_EQ(a->w->sq.tail, 32);
+	CHECK_EQ(percs_send_space(a->w), 0);
+	/* The HFI drains (B has room for exactly 32 units). */
+	CHECK_EQ(percs_send_trigger(a->w), 0);
+	CHECK_EQ(b->st->recv_tail, 32);
+	CHECK_EQ(percs_send_space(a->w), PERCS_MAX_PAYLOAD);
+	CHECK_EQ(percs_send_compose(a->w, &b->addr, buf, 96, i, 0), 0);
+	CHECK_EQ(H.violations, 0);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/* Room for the packet but not for pad + packet: -EAGAIN, then space. */
+static void test_full_ring_with_pad(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	static uint8_t buf[PERCS_MAX_PAYLOAD];
+	int i;
+
+	for (i = 0; i < 10; i++)
+		CHECK_EQ(percs_send(a->w, &b->addr, buf, 1, i, 0), 0);
+	CHECK_EQ(a->st->send_head, 10);
+	H.paused = true;
+	for (i = 0; i < 10; i++)
+		CHECK_EQ(percs_send_compose(a->w, &b->addr, buf, 1, i, 0), 0);
+	/* tail 20, head 10: 22 units free, 12 before the end. */
+	CHECK_EQ(percs_send_compose(a->w, &b->addr, buf, max_len(16), 0, 0),
+		 -EAGAIN);
+	CHECK_EQ(a->w->sq.tail, 20);
+	CHECK_EQ(percs_send_space(a->w), max_len(12));
+	CHECK_EQ(percs_send_compose(a->w, &b->addr, buf, max_len(12) + 1, 0, 0),
+		 -EAGAIN);
+	CHECK_EQ(percs_send_compose(a->w, &b->addr, buf, max_len(12), 0, 0), 0);
+	CHECK_EQ(a->w->sq.tail, 32);
+	/* tail 32, head 10: 10 units free, all contiguous from unit 0. */
+	CHECK_EQ(percs_send_space(a->w), max_len(10));
+	CHECK_EQ(percs_send_compose(a->w, &b->addr, buf, max_len(10), 0, 0), 0);
+	CHECK_EQ(percs_send_space(a->w), 0);
+	/* percs_send() kicks and retries once: still paused, so -EAGAIN. */
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 1, 0, 0), -EAGAIN);
+	CHECK_EQ(a->kicks[0], 11);
+	CHECK_EQ(a->db->send_tail, 42);
+	CHECK_EQ(a->w->sq.tail, 42);
+	H.paused = false;
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 1, 0, 0), 0);
+	CHECK_EQ(H.violations, 0);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/* 2016 bytes is the largest FIFO payload, 2017 is refused. */
+static void test_max_payload(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	static uint8_t buf[PERCS_MAX_PAYLOAD + 1], out[PERCS_MAX_PAYLOAD + 1];
+	struct percs_pkt_hdr h;
+
+	CHECK_EQ(PERCS_MAX_PAYLOAD, 2016);
+	fill(buf, sizeof(buf), 7);
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 2016, 1, 0), 0);
+	CHECK_EQ(a->w->sq.tail, 16);
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 2017, 2, 0), -EMSGSIZE);
+	CHECK_EQ(percs_send_compose(a->w, &b->addr, buf, 2017, 2, 0), -EMSGSIZE);
+	CHECK_EQ(percs_send_compose(a->w, &b->addr, buf, SIZE_MAX, 2, 0),
+		 -EMSGSIZE);
+	CHECK_EQ(a->w->sq.tail, 16);
+	CHECK_EQ(percs_recv(b->w, &h, out, sizeof(out)), 2016);
+	CHECK(pattern_ok(out, 2016, 7));
+	CHECK_EQ(h.length, 2016);
+	CHECK_EQ(percs_recv(b->w, &h, out, sizeof(out)), -EAGAIN);
+	/* Bad arguments. */
+	CHECK_EQ(percs_send_compose(a->w, NULL, buf, 1, 0, 0), -EINVAL);
+	CHECK_EQ(percs_send_compose(a->w, &b->addr, NULL, 1, 0, 0), -EINVAL);
+	CHECK_EQ(percs_send_compose(a->w, &b->addr, buf, 1, 0, 0x8000), -EINVAL);
+	CHECK_EQ(percs_send_compose(a->w, &b->addr, NULL, 0, 0, 0), 0);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/* Caller-built headers: fields kept, length set, pads refused. */
+static void test_compose_hdr(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	uint8_t buf[96] = { 1, 2, 3 }, out[96];
+	struct percs_pkt_hdr h = {
+		.kind = PERCS_PKT_FIFO,
+		.route = PERCS_ROUTE_SW_INDIRECT,
+		.route_arg = 1,
+		.flags = PERCS_PKT_F_NOTIFY,
+		.length = 999,
+		.dst = b->addr,
+		.tag = 77,
+	}, r;
+	struct percs_cqe c;
+
+	CHECK_EQ(percs_send_compose_hdr(a->w, &h, buf, 3), 0);
+	CHECK_EQ(send_unit(a, 0)->route, PERCS_ROUTE_SW_INDIRECT);
+	CHECK_EQ(send_unit(a, 0)->route_arg, 1);
+	CHECK_EQ(send_unit(a, 0)->length, 3);
+	CHECK_EQ(percs_send_trigger(a->w), 0);
+	CHECK_EQ(percs_recv(b->w, &r, out, sizeof(out)), 3);
+	CHECK_EQ(r.route, PERCS_ROUTE_SW_INDIRECT);
+	CHECK_EQ(percs_cq_poll(a->w, &c, 1), 1);
+	CHECK_EQ(c.user_data, 77);
+	CHECK_EQ(c.res, 0);
+	h.kind = PERCS_PKT_PAD;
+	CHECK_EQ(percs_send_compose_hdr(a->w, &h, buf, 3), -EINVAL);
+	h.kind = PERCS_PKT_IMM;
+	CHECK_EQ(percs_send_compose_hdr(a->w, &h, buf, 2017), -EMSGSIZE);
+	CHECK_EQ(percs_icswx_hdr(a->w, &h, buf, 96), 0);
+	CHECK_EQ(percs_icswx_hdr(a->w, &h, buf, 97), -EMSGSIZE);
+	CHECK_EQ(percs_recv(b->w, &r, out, sizeof(out)), 96);
+	CHECK_EQ(r.kind, PERCS_PKT_IMM);
+	CHECK_EQ(percs_cq_poll(a->w, &c, 1), 1);
+	CHECK_EQ(c.flags, PERCS_CQE_F_IMM);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/*
+ * Target FIFO full: the packet waits at the sender's head, percs_send()
+ * answers -EAGAIN after one kick; a receive returns credits at once
+ * because senders wait, with a CREDIT kick, and the stream resumes in order.
+ */
+static void test_blocked_sender_and_credit_kick(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	uint8_t buf[96], out[96];
+	struct percs_pkt_hdr h;
+	int sent = 0, r;
+
+	while ((r = percs_send(a->w, &b->addr, buf, 96, sent, 0)) == 0)
+		sent++;
+	CHECK_EQ(r, -EAGAIN);
+	CHECK_EQ(sent, 64);	/* 32 in B's FIFO, 32 waiting in A's */
+	CHECK_EQ(b->st->recv_tail, 32);
+	CHECK(a->st->flags & PERCS_STATUS_SEND_BLOCKED);
+	CHECK(b->st->flags & PERCS_STATUS_SENDERS_WAIT);
+	CHECK_EQ(b->kicks[2], 0);
+
+	CHECK_EQ(percs_recv(b->w, &h, out, sizeof(out)), 96);
+	CHECK_EQ(h.tag, 0);
+	CHECK_EQ(b->db->recv_head, 1);
+	CHECK_EQ(b->kicks[2], 1);
+	CHECK_EQ(b->st->recv_tail, 33);
+	for (int i = 1; i < 64; i++) {
+		CHECK_EQ(percs_recv(b->w, &h, out, sizeof(out)), 96);
+		CHECK_EQ(h.tag, i);
+	}
+	CHECK_EQ(percs_recv(b->w, &h, out, sizeof(out)), -EAGAIN);
+	CHECK(!(a->st->flags & PERCS_STATUS_SEND_BLOCKED));
+	CHECK_EQ(a->st->send_head, 64);
+	CHECK_EQ(b->db->recv_head, 64);
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 96, 64, 0), 0);
+	CHECK_EQ(H.violations, 0);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/*
+ * Credits are lazy (a quarter ring at a time), never more than half the
+ * ring is held back, an idle receive returns everything, and no CREDIT
+ * kick happens unless senders wait.
+ */
+static void test_credit_lazy(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 16384, 0);	/* 128 units */
+	uint8_t buf[96], out[96];
+	bool lazy_seen = false;
+	int i, n = 0;
+
+	CHECK_EQ(b->w->rq.batch, 32);
+	for (int round = 0; round < 40; round++) {
+		/* 0..24 packets in flight, received in one go. */
+		for (i = 0; i < round % 25; i++)
+			CHECK_EQ(percs_send(a->w, &b->addr, buf, 96, n + i, 0), 0);
+		for (i = 0; i < round % 25; i++) {
+			CHECK_EQ(percs_recv(b->w, NULL, out, sizeof(out)), 96);
+			CHECK(b->w->rq.head - b->db->recv_head <= 64);
+			if (b->db->recv_head != b->w->rq.head)
+				lazy_seen = true;
+		}
+		n += round % 25;
+		CHECK_EQ(percs_recv(b->w, NULL, out, sizeof(out)), -EAGAIN);
+		CHECK_EQ(b->db->recv_head, b->w->rq.head);
+	}
+	CHECK(lazy_seen);
+	CHECK_EQ(b->nkicks, 0);
+
+	/* Peek/consume hold credits until percs_recv_credit(). */
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 96, 0, 0), 0);
+	REQUIRE(percs_recv_peek(b->w));
+	percs_recv_consume(b->w);
+	CHECK_EQ(b->db->recv_head + 1, b->w->rq.head);
+	CHECK_EQ(percs_recv_credit(b->w), 0);
+	CHECK_EQ(b->db->recv_head, b->w->rq.head);
+	CHECK_EQ(b->nkicks, 0);
+	/* With SENDERS_WAIT an explicit credit kicks. */
+	b->st->flags |= PERCS_STATUS_SENDERS_WAIT;
+	CHECK_EQ(percs_recv_credit(b->w), 0);
+	CHECK_EQ(b->kicks[2], 1);
+	CHECK_EQ(b->nkicks, 1);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/* Peek hands out packets in place; -EMSGSIZE leaves the packet there. */
+static void test_recv_peek_and_emsgsize(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	uint8_t buf[300], out[300];
+	const struct percs_pkt_hdr *h;
+	struct percs_pkt_hdr hh;
+
+	CHECK(percs_recv_peek(b->w) == NULL);
+	fill(buf, sizeof(buf), 3);
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 300, 5, 0), 0);
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 20, 6, 0), 0);
+	h = percs_recv_peek(b->w);
+	REQUIRE(h);
+	CHECK((const uint8_t *)h == b->recv);
+	CHECK_EQ(h->length, 300);
+	CHECK(pattern_ok((const uint8_t *)(h + 1), 300, 3));
+	CHECK(percs_recv_peek(b->w) == h);	/* idempotent */
+	CHECK_EQ(percs_recv(b->w, &hh, out, 299), -EMSGSIZE);
+	CHECK(percs_recv_peek(b->w) == h);
+	CHECK_EQ(percs_recv(b->w, &hh, out, 300), 300);
+	CHECK_EQ(hh.tag, 5);
+	h = percs_recv_peek(b->w);
+	REQUIRE(h);
+	CHECK((const uint8_t *)h == b->recv + 3 * PERCS_FLIT_SIZE);
+	CHECK_EQ(h->tag, 6);
+	percs_recv_consume(b->w);
+	percs_recv_consume(b->w);	/* second consume is a no-op */
+	CHECK_EQ(b->w->rq.head, 4);
+	CHECK(percs_recv_peek(b->w) == NULL);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/* The HFI's indices and entries are checked before they are used. */
+static void test_recv_bad_hfi_state(void)
+{
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	struct percs_pkt_hdr *h = (void *)b->recv;
+	uint8_t out[PERCS_MAX_PAYLOAD];
+
+	b->st->recv_tail = 33;		/* more than the ring holds */
+	CHECK_EQ(percs_recv(b->w, NULL, out, sizeof(out)), -EIO);
+	b->w->rq.tail = 0;
+	b->st->recv_tail = 1;		/* 1 unit but a 2-unit packet */
+	h->kind = PERCS_PKT_FIFO;
+	h->length = 200;
+	CHECK_EQ(percs_recv(b->w, NULL, out, sizeof(out)), -EIO);
+	h->length = 3000;		/* above the maximum */
+	b->st->recv_tail = 32;
+	CHECK_EQ(percs_recv(b->w, NULL, out, sizeof(out)), -EIO);
+	h->length = 90;
+	CHECK_EQ(percs_recv(b->w, NULL, out, sizeof(out)), 90);
+	fwin_free(b);
+}
+
+/* ICSWX: all 32 slots held -> busy, after one IMM kick in kick mode. */
+static void test_icswx_busy_kick_mode(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	uint8_t buf[96] = { 0 };
+	int i;
+
+	H.paused = true;
+	for (i = 0; i < 32; i++)
+		CHECK_EQ(percs_icswx(a->w, &b->addr, buf, 96, i), 0);
+	CHECK_EQ(a->kicks[1], 32);
+	CHECK_EQ(percs_icswx(a->w, &b->addr, buf, 96, i), -EAGAIN);
+	CHECK_EQ(a->kicks[1], 33);	/* one kick before answering busy */
+	CHECK_EQ(a->db->imm_tail, 32);
+	H.paused = false;
+	/* The busy path's kick frees the slots, so this one is accepted. */
+	CHECK_EQ(percs_icswx(a->w, &b->addr, buf, 96, i), 0);
+	CHECK_EQ(b->st->recv_tail, 32);	/* B full: the 33rd line waits */
+	CHECK_EQ(a->st->imm_head, 32);
+	CHECK_EQ(H.violations, 0);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/* Poll mode: busy without a kick unless the engine sleeps. */
+static void test_icswx_busy_poll_mode(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, PERCS_WINDOW_F_POLL);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	uint8_t buf[96] = { 0 };
+	int i;
+
+	for (i = 0; i < 32; i++)
+		CHECK_EQ(percs_icswx(a->w, &b->addr, buf, 8, i), 0);
+	CHECK_EQ(percs_icswx(a->w, &b->addr, buf, 8, i), -EAGAIN);
+	CHECK_EQ(a->nkicks, 0);
+	/* The engine empties the slots on its own. */
+	CHECK_EQ(engine_imm(a), 32);
+	CHECK_EQ(percs_icswx(a->w, &b->addr, buf, 8, i), 0);
+	CHECK_EQ(a->nkicks, 0);
+	/* Sleeping engine: the ICSWX wakes it. */
+	a->st->flags |= PERCS_STATUS_NEED_WAKEUP;
+	CHECK_EQ(percs_icswx(a->w, &b->addr, buf, 8, i), 0);
+	CHECK_EQ(a->kicks[1], 1);
+	CHECK_EQ(a->nkicks, 1);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/* 96 bytes fit a slot, 97 do not; slots wrap; packets arrive intact. */
+static void test_icswx_sizes_and_wrap(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	uint8_t buf[128], out[128];
+	struct percs_pkt_hdr h;
+
+	CHECK_EQ(percs_icswx(a->w, &b->addr, buf, 97, 0), -EMSGSIZE);
+	CHECK_EQ(percs_icswx(a->w, &b->addr, buf, SIZE_MAX, 0), -EMSGSIZE);
+	CHECK_EQ(percs_icswx(a->w, NULL, buf, 1, 0), -EINVAL);
+	CHECK_EQ(a->db->imm_tail, 0);
+	for (uint32_t i = 0; i < 100; i++) {
+		size_t len = i % 97;
+
+		fill(buf, len, i);
+		CHECK_EQ(percs_icswx(a->w, &b->addr, buf, len, i), 0);
+		CHECK_EQ(percs_recv(b->w, &h, out, sizeof(out)), len);
+		CHECK_EQ(h.kind, PERCS_PKT_IMM);
+		CHECK_EQ(h.tag, i);
+		CHECK(pattern_ok(out, len, i));
+	}
+	CHECK_EQ(a->db->imm_tail, 100);
+	CHECK(a->w->imm.next == a->imm + (100 % 32) * PERCS_FLIT_SIZE);
+	CHECK_EQ(percs_icswx(a->w, &b->addr, buf, 96, 0), 0);
+	CHECK_EQ(H.violations, 0);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/* Kick mode triggers always kick; poll mode only on NEED_WAKEUP. */
+static void test_trigger_kick_vs_poll(void)
+{
+	struct fwin *k = fwin_new(1, 4096, 4096, 0);
+	struct fwin *p = fwin_new(2, 4096, 4096, PERCS_WINDOW_F_POLL);
+	struct fwin *b = fwin_new(3, 4096, 4096, 0);
+	uint8_t buf[8] = { 0 };
+
+	CHECK_EQ(percs_send_trigger(k->w), 0);
+	CHECK_EQ(percs_send_trigger(k->w), 0);
+	CHECK_EQ(k->kicks[0], 2);
+
+	CHECK_EQ(percs_send(p->w, &b->addr, buf, 8, 0, 0), 0);
+	CHECK_EQ(p->db->send_tail, 1);
+	CHECK_EQ(percs_send_trigger(p->w), 0);
+	CHECK_EQ(p->nkicks, 0);
+	p->st->flags |= PERCS_STATUS_NEED_WAKEUP;
+	CHECK_EQ(percs_send(p->w, &b->addr, buf, 8, 0, 0), 0);
+	CHECK_EQ(p->kicks[0], 1);
+	CHECK_EQ(p->nkicks, 1);
+	CHECK_EQ(b->st->recv_tail, 2);	/* the kick ran the engine */
+	CHECK_EQ(percs_kick(p->w, PERCS_KICK_F_ALL), 0);
+	CHECK_EQ(percs_kick(p->w, 1U << 7), -EINVAL);
+	fwin_free(k);
+	fwin_free(p);
+	fwin_free(b);
+}
+
+/* A kick error (bad trigger) comes back from trigger and send. */
+static void test_kick_error_propagates(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	uint8_t buf[8] = { 0 };
+
+	a->w->sq.tail = 1000;	/* a corrupted local tail */
+	CHECK_EQ(percs_send_trigger(a->w), -EINVAL);
+	CHECK(a->st->flags & PERCS_STATUS_ERROR);
+	/* Full (by the bad tail): the retry's kick fails the same way. */
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, 0, 0), -EINVAL);
+	CHECK_EQ(H.violations, 2);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/* Completions: errors always, successes with NOTIFY; head in doorbell. */
+static void test_cq(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 16384, 0);
+	struct percs_addr nowhere = { .window = 9 }, far = { .hub = 5 };
+	struct percs_cqe c[8];
+	uint8_t buf[8] = { 0 }, out[8];
+	uint64_t want = 0;
+
+	CHECK_EQ(percs_cq_poll(a->w, c, 8), 0);
+	CHECK_EQ(percs_cq_poll(a->w, c, -1), -EINVAL);
+	CHECK_EQ(percs_cq_poll(a->w, NULL, 0), 0);
+	CHECK_EQ(percs_send(a->w, &nowhere, buf, 8, 11, 0), 0);
+	CHECK_EQ(percs_send(a->w, &far, buf, 8, 12, 0), 0);
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, 13, 0), 0);
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, 14, PERCS_PKT_F_NOTIFY), 0);
+	CHECK_EQ(percs_cq_poll(a->w, c, 1), 1);
+	CHECK_EQ(c[0].res, -ECONNREFUSED);
+	CHECK_EQ(c[0].user_data, 11);
+	CHECK_EQ(c[0].kind, PERCS_PKT_FIFO);
+	CHECK_EQ(a->db->cq_head, 1);
+	CHECK_EQ(percs_cq_poll(a->w, c, 8), 2);
+	CHECK_EQ(c[0].res, -EHOSTUNREACH);
+	CHECK_EQ(c[0].user_data, 12);
+	CHECK_EQ(c[1].res, 0);
+	CHECK_EQ(c[1].user_data, 14);
+	CHECK_EQ(a->db->cq_head, 3);
+	CHECK_EQ(percs_cq_poll(a->w, c, 8), 0);
+	while (percs_recv(b->w, NULL, out, sizeof(out)) >= 0)
+		;
+
+	/* Wrap the 256-entry ring several times, taking odd batches. */
+	for (int i = 0; i < 1000; i++) {
+		CHECK_EQ(percs_send(a->w, &nowhere, buf, 0, 100 + i, 0), 0);
+		if (i % 5 == 4 || i == 999) {
+			int n;
+
+			while ((n = percs_cq_poll(a->w, c, 3)) > 0)
+				for (int j = 0; j < n; j++, want++) {
+					CHECK_EQ(c[j].user_data, 100 + want);
+					CHECK_EQ(c[j].res, -ECONNREFUSED);
+				}
+		}
+	}
+	CHECK_EQ(want, 1000);
+	CHECK_EQ(a->db->cq_head, 1003);
+	CHECK_EQ(a->st->cq_overflows, 0);
+	CHECK_EQ(a->st->send_errors, 1002);
+	CHECK_EQ(a->st->packets_sent, 1004);
+
+	/* A bogus cq_tail never yields more than one ring. */
+	a->st->cq_tail += 5000;
+	CHECK_EQ(percs_cq_poll(a->w, c, 8), 8);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/* percs_wait() answers from the rings first and credits before sleeping. */
+static void test_wait_fast_path(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	struct percs_addr nowhere = { .window = 9 };
+	uint8_t buf[8] = { 0 };
+	struct percs_cqe c;
+
+	/* fd -1: poll(2) ignores it, so "nothing" is a timeout. */
+	CHECK_EQ(percs_wait(b->w, 0), 0);
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, 0, 0), 0);
+	CHECK_EQ(percs_wait(b->w, 1000), 1);
+	REQUIRE(percs_recv_peek(b->w));
+	percs_recv_consume(b->w);
+	CHECK_EQ(b->db->recv_head, 0);
+	CHECK_EQ(percs_wait(b->w, 0), 0);
+	CHECK_EQ(b->db->recv_head, 1);
+	CHECK_EQ(percs_send(a->w, &nowhere, buf, 8, 0, 0), 0);
+	CHECK_EQ(percs_wait(a->w, 1000), 1);
+	CHECK_EQ(percs_cq_poll(a->w, &c, 1), 1);
+	CHECK_EQ(percs_wait(a->w, 0), 0);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+static void test_strerror(void)
+{
+	static const int errs[] = {
+		EINVAL, EMSGSIZE, EOPNOTSUPP, EHOSTUNREACH, EADDRNOTAVAIL,
+		ECONNREFUSED, EACCES, EAGAIN,
+	};
+
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		const char *s = percs_strerror(-errs[i]);
+
+		CHECK(s && *s);
+		CHECK(!strcmp(s, percs_strerror(errs[i])));
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(s, percs_strerror(-errs[j])));
+	}
+	CHECK(strstr(percs_strerror(-ECONNREFUSED), "not reserved"));
+	CHECK(strstr(percs_strerror(-EACCES), "job key"));
+	CHECK(!strcmp(percs_strerror(-ENOMEM), strerror(ENOMEM)));
+	CHECK(!strcmp(percs_strerror(0), "Success"));
+}
+
+/* Device paths: PERCS_DEV_DIR, N = hub * 2 + unit, ENOENT, bad unit. */
+static void test_hfi_open(void)
+{
+	char dir[] = "/tmp/percs-unit-XXXXXX", path[64];
+	struct percs_hfi *hfi = NULL;
+	struct percs_hfi_info info;
+	int fd;
+
+	REQUIRE(mkdtemp(dir));
+	setenv("PERCS_DEV_DIR", dir, 1);
+	CHECK_EQ(percs_hfi_open(1, 1, &hfi), -ENOENT);
+	CHECK_EQ(percs_hfi_open(0, 2, &hfi), -EINVAL);
+	CHECK_EQ(percs_hfi_open(0, 0, NULL), -EINVAL);
+	snprintf(path, sizeof(path), "%s/percs-hfi3", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	REQUIRE(fd >= 0);
+	close(fd);
+	CHECK_EQ(percs_hfi_open(1, 1, &hfi), 0);
+	REQUIRE(hfi);
+	CHECK(percs_hfi_fd(hfi) >= 0);
+	CHECK(fcntl(percs_hfi_fd(hfi), F_GETFD) & FD_CLOEXEC);
+	/* A plain file is no HFI: the ioctl fails cleanly. */
+	CHECK_EQ(percs_hfi_info(hfi, &info), -ENOTTY);
+	percs_hfi_close(hfi);
+	percs_hfi_close(NULL);
+	percs_window_release(NULL);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* The layout check refuses what the ring code cannot work with. */
+static void test_layout_checks(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct percs_window *w;
+	struct lp_layout l = {
+		.send_fifo = a->send, .send_fifo_size = 4096,
+		.recv_fifo = a->recv, .recv_fifo_size = 4096,
+		.doorbell = a->db, .status = a->st,
+		.imm = a->imm, .imm_slots = PERCS_IMM_SLOTS,
+		.cq = a->cq, .cq_entries = PERCS_CQ_ENTRIES,
+	};
+
+	CHECK_EQ(lp_window_new(&l, -1, &w), 0);
+	percs_window_release(w);
+	l.send_fifo_size = 6144;
+	CHECK_EQ(lp_window_new(&l, -1, &w), -EPROTO);
+	l.send_fifo_size = 2048;
+	CHECK_EQ(lp_window_new(&l, -1, &w), -EPROTO);
+	l.send_fifo_size = 4096;
+	l.cq_entries = 100;
+	CHECK_EQ(lp_window_new(&l, -1, &w), -EPROTO);
+	l.cq_entries = 256;
+	l.imm_slots = 0;
+	CHECK_EQ(lp_window_new(&l, -1, &w), -EPROTO);
+	l.imm_slots = 32;
+	l.status = NULL;
+	CHECK_EQ(lp_window_new(&l, -1, &w), -EPROTO);
+	fwin_free(a);
+}
+
+/* ---- threaded: a polling engine with the NEED_WAKEUP handshake ---------- */
+
+#define STREAM_PACKETS	100000
+#define STREAM_IMM	20000
+
+static volatile bool engine_stop;
+static unsigned int lost_wakeups, engine_sleeps;
+
+/*
+ * The engine thread: run passes while there is work; after a while idle,
+ * set NEED_WAKEUP, full barrier, re-check, and sleep until kicked.  A sleep
+ * that times out while a doorbell shows unprocessed work is a lost wake-up.
+ */
+static void *engine_thread(void *arg)
+{
+	unsigned int idle = 0;
+
+	(void)arg;
+	while (!__atomic_load_n(&engine_stop, __ATOMIC_ACQUIRE)) {
+		struct timespec ts;
+
+		if (engine_all()) {
+			idle = 0;
+			continue;
+		}
+		if (++idle < 50) {
+			sched_yield();
+			continue;
+		}
+		for (int i = 0; i < NWIN; i++)
+			if (H.win[i])
+				__atomic_fetch_or(&H.win[i]->st->flags,
+						  PERCS_STATUS_NEED_WAKEUP,
+						  __ATOMIC_SEQ_CST);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!engine_all()) {
+			engine_sleeps++;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 3;
+			if (sem_timedwait(&H.wake, &ts) && errno == ETIMEDOUT &&
+			    !__atomic_load_n(&engine_stop, __ATOMIC_ACQUIRE) &&
+			    engine_all())
+				lost_wakeups++;
+		}
+		for (int i = 0; i < NWIN; i++)
+			if (H.win[i])
+				__atomic_fetch_and(&H.win[i]->st->flags,
+						   ~PERCS_STATUS_NEED_WAKEUP,
+						   __ATOMIC_SEQ_CST);
+		idle = 0;
+	}
+	return NULL;
+}
+
+struct stream_arg {
+	struct fwin *from;
+	struct fwin *to;
+	bool imm;
+	unsigned int count;
+	unsigned int bad;
+};
+
+static void *sender_thread(void *p)
+{
+	struct stream_arg *s = p;
+	uint8_t buf[PERCS_MAX_PAYLOAD];
+
+	for (uint32_t i = 0; i < s->count; i++) {
+		size_t len = s->imm ? i % 97 : (i * 37) % 700;
+		int r;
+
+		fill(buf, len, i);
+		do {
+			r = s->imm ? percs_icswx(s->from->w, &s->to->addr, buf,
+						 len, i) :
+				     percs_send(s->from->w, &s->to->addr, buf,
+						len, i, 0);
+			if (r == -EAGAIN)
+				sched_yield();
+		} while (r == -EAGAIN);
+		if (r)
+			s->bad++;
+	}
+	return NULL;
+}
+
+static void *receiver_thread(void *p)
+{
+	struct stream_arg *s = p;
+	uint8_t out[PERCS_MAX_PAYLOAD];
+	struct percs_pkt_hdr h;
+	uint32_t i = 0;
+
+	while (i < s->count) {
+		int r = percs_recv(s->to->w, &h, out, sizeof(out));
+
+		if (r == -EAGAIN) {
+			sched_yield();
+			continue;
+		}
+		if (r < 0 || h.tag != i || !pattern_ok(out, r, i))
+			s->bad++;
+		i++;
+	}
+	return NULL;
+}
+
+static void run_stream(bool imm, unsigned int count)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, PERCS_WINDOW_F_POLL);
+	struct fwin *b = fwin_new(2, 4096, 4096, PERCS_WINDOW_F_POLL);
+	struct stream_arg s = { .from = a, .to = b, .imm = imm, .count = count };
+	pthread_t e, tx, rx;
+
+	H.threaded = true;
+	sem_init(&H.wake, 0, 0);
+	REQUIRE(!pthread_create(&e, NULL, engine_thread, NULL));
+	REQUIRE(!pthread_create(&rx, NULL, receiver_thread, &s));
+	REQUIRE(!pthread_create(&tx, NULL, sender_thread, &s));
+	pthread_join(tx, NULL);
+	pthread_join(rx, NULL);
+	__atomic_store_n(&engine_stop, true, __ATOMIC_RELEASE);
+	sem_post(&H.wake);
+	pthread_join(e, NULL);
+	CHECK_EQ(s.bad, 0);
+	CHECK_EQ(lost_wakeups, 0);
+	CHECK_EQ(b->st->packets_received, count);
+	CHECK_EQ(H.violations, 0);
+	printf("#   %u packets, %u engine sleeps, %u sender kicks, %u receiver kicks\n",
+	       count, engine_sleeps, a->nkicks, b->nkicks);
+	fwin_free(a);
+	fwin_free(b);
+	sem_destroy(&H.wake);
+}
+
+static void test_threaded_fifo_stream(void)
+{
+	run_stream(false, STREAM_PACKETS);
+}
+
+static void test_threaded_icswx_stream(void)
+{
+	run_stream(true, STREAM_IMM);
+}
+
+/* ---- runner ----------------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "fifo: packet at every ring position and size, pad on wrap", test_wrap_every_position },
+	{ "fifo: random-size stream through unequal rings", test_stream_random_sizes },
+	{ "fifo: full send ring gives -EAGAIN", test_full_ring_eagain },
+	{ "fifo: room for packet but not pad+packet gives -EAGAIN", test_full_ring_with_pad },
+	{ "fifo: payload 2016 accepted, 2017 -EMSGSIZE", test_max_payload },
+	{ "fifo: caller-built headers", test_compose_hdr },
+	{ "fifo: blocked sender resumes on receiver credit kick", test_blocked_sender_and_credit_kick },
+	{ "recv: lazy credits, at most half the ring held", test_credit_lazy },
+	{ "recv: peek in place, -EMSGSIZE keeps the packet", test_recv_peek_and_emsgsize },
+	{ "recv: bad HFI indices and entries give -EIO", test_recv_bad_hfi_state },
+	{ "icswx: busy with 32 slots held (kick mode)", test_icswx_busy_kick_mode },
+	{ "icswx: busy with 32 slots held (poll mode)", test_icswx_busy_poll_mode },
+	{ "icswx: 96 B accepted, 97 B -EMSGSIZE, slot wrap", test_icswx_sizes_and_wrap },
+	{ "doorbell: kick mode always kicks, poll mode on NEED_WAKEUP", test_trigger_kick_vs_poll },
+	{ "doorbell: kick errors reach the caller", test_kick_error_propagates },
+	{ "cq: consumption, wrap, head published", test_cq },
+	{ "wait: ready rings answer without sleeping", test_wait_fast_path },
+	{ "strerror: texts for the send errors", test_strerror },
+	{ "hfi: device path, ENOENT, plain file", test_hfi_open },
+	{ "window: layout checks", test_layout_checks },
+	{ "threaded: FIFO stream through a polling engine", test_threaded_fifo_stream },
+	{ "threaded: ICSWX stream through a polling engine", test_threaded_icswx_stream },
+};
+
+#define NTESTS ((int)(sizeof(tests) / sizeof(tests[0])))
+
+int main(int argc, char **argv)
+{
+	int failed = 0;
+
+	if (argc > 1 && !strcmp(argv[1], "--count")) {
+		printf("%d\n", NTESTS);
+		return 0;
+	}
+	printf("TAP version 13\n1..%d\n", NTESTS);
+	for (int i = 0; i < NTESTS; i++) {
+		int status;
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0) {
+			perror("fork");
+			return 1;
+		}
+		if (pid == 0) {
+			alarm(120);
+			tests[i].fn();
+			fflush(stdout);
+			_exit(t_failed ? 1 : 0);
+		}
+		if (waitpid(pid, &status, 0) < 0) {
+			perror("waitpid");
+			return 1;
+		}
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			printf("ok %d - %s\n", i + 1, tests[i].name);
+		} else {
+			failed++;
+			if (WIFSIGNALED(status))
+				printf("#   killed by signal %d%s\n",
+				       WTERMSIG(status),
+				       WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
+			printf("not ok %d - %s\n", i + 1, tests[i].name);
+		}
+	}
+	printf("# %d passed, %d failed\n", NTESTS - failed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# percs-ctl: inspect the emulated system (list, windows, topology).
+#
+#   make ctl              $(BUILD)/tools/percs-ctl (+ man page with scdoc)
+#   make ctl-unit-tests   $(BUILD)/results/ctl.{tap,expected}: usage,
+#                         no-device behaviour, and every command's text and
+#                         JSON against an LD_PRELOAD fake of the ioctls
+
+CTL_BIN := $(BUILD)/tools/percs-ctl
+CTL_LIB := $(BUILD)/lib/libpercs.a
+CTL_HDRS := $(SRC)/lib/percs.h $(SRC)/include/uapi/linux/percs.h
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+SCDOC ?= $(shell command -v scdoc 2>/dev/null)
+CTL_MAN := $(if $(SCDOC),$(BUILD)/man/percs-ctl.1)
+
+.PHONY: ctl ctl-unit-tests install-ctl
+all: ctl
+ctl: $(CTL_BIN) $(CTL_MAN)
+
+$(CTL_BIN): $(SRC)/tools/ctl/percs-ctl.c $(CTL_LIB) $(CTL_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -o $@ $< $(CTL_LIB)
+
+$(BUILD)/man/percs-ctl.1: $(SRC)/tools/ctl/percs-ctl.1.scd
+	@mkdir -p $(@D)
+	$(SCDOC) < $< > $@.tmp && mv $@.tmp $@
+
+# The shim fakes the two query ioctls on plain files named percs-hfiN.
+$(BUILD)/tools/test-fake-hfi.so: $(SRC)/tools/ctl/test-fake-hfi.c $(CTL_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -shared -fPIC -o $@ $< -ldl
+
+ctl-unit-tests: $(CTL_BIN) $(BUILD)/tools/test-fake-hfi.so
+	@mkdir -p $(BUILD)/results
+	@$(SRC)/tools/ctl/test-ctl.sh --count > $(BUILD)/results/ctl.expected
+	@$(SRC)/tools/ctl/test-ctl.sh $(CTL_BIN) $(BUILD)/tools/test-fake-hfi.so \
+		> $(BUILD)/results/ctl.tap; \
+	rc=$$?; cat $(BUILD)/results/ctl.tap; \
+	[ $$rc -eq 0 ] || echo "ctl-unit-tests: failures (exit $$rc)"
+
+unit-tests: ctl-unit-tests
+
+install: install-ctl
+install-ctl: ctl
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(CTL_BIN) $(DESTDIR)$(BINDIR)/percs-ctl
+	$(if $(CTL_MAN),install -d $(DESTDIR)$(MANDIR)/man1)
+	$(if $(CTL_MAN),install -m 644 $(CTL_MAN) $(DESTDIR)$(MANDIR)/man1/)
