@@ -97,17 +97,28 @@ int pt_reserve_raw(int hfi_fd, uint32_t flags, uint32_t send_size,
 int pt_rawwin_open(struct pt_rawwin *rw, int hfi_fd, uint32_t flags,
 		   uint32_t send_size, uint32_t recv_size, uint32_t key)
 {
+	struct percs_window_reserve req;
+	int fd;
+
+	memset(rw, 0, sizeof(*rw));
+	rw->fd = -1;
+	fd = pt_reserve_raw(hfi_fd, flags, send_size, recv_size, key,
+			    PERCS_WINDOW_ANY, &req);
+	if (fd < 0)
+		return fd;
+	return pt_rawwin_map(rw, fd, &req);
+}
+
+/* Map every valid region of window @fd (layout @req); owns @fd after. */
+int pt_rawwin_map(struct pt_rawwin *rw, int fd,
+		  const struct percs_window_reserve *req)
+{
 	unsigned int r;
 	int ret;
 
 	memset(rw, 0, sizeof(*rw));
-	rw->fd = pt_reserve_raw(hfi_fd, flags, send_size, recv_size, key,
-				PERCS_WINDOW_ANY, &rw->req);
-	if (rw->fd < 0) {
-		ret = rw->fd;
-		rw->fd = -1;
-		return ret;
-	}
+	rw->fd = fd;
+	rw->req = *req;
 	for (r = 0; r < PERCS_REGION_MAX; r++) {
 		const struct percs_region *reg = &rw->req.regions[r];
 		int prot = PROT_READ;
@@ -141,6 +152,42 @@ void pt_rawwin_close(struct pt_rawwin *rw)
 	if (rw->fd >= 0)
 		close(rw->fd);
 	rw->fd = -1;
+}
+
+/*
+ * Write one packet (header + h->length payload bytes) at send FIFO unit
+ * @pos (no wrap handling: the caller keeps it inside the ring).
+ * Return: the position after it.
+ */
+uint64_t pt_raw_put(struct pt_rawwin *rw, uint64_t pos,
+		    const struct percs_pkt_hdr *hdr, const void *payload)
+{
+	uint32_t units = rw->req.regions[PERCS_REGION_SEND_FIFO].length /
+			 PERCS_FLIT_SIZE;
+	uint8_t *p = (uint8_t *)rw->map[PERCS_REGION_SEND_FIFO] +
+		     (pos % units) * PERCS_FLIT_SIZE;
+	size_t len = hdr->length;
+
+	memcpy(p, hdr, sizeof(*hdr));
+	if (len && payload)
+		memcpy(p + sizeof(*hdr), payload, len);
+	return pos + (sizeof(*hdr) + len + PERCS_FLIT_SIZE - 1) /
+		     PERCS_FLIT_SIZE;
+}
+
+int pt_raw_kick(struct pt_rawwin *rw, unsigned long flags)
+{
+	int ret = ioctl(rw->fd, PERCS_IOC_KICK, flags);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* The 8-byte trigger store, then (if @kick) PERCS_IOC_KICK(SEND). */
+int pt_raw_trigger(struct pt_rawwin *rw, uint64_t send_tail, bool kick)
+{
+	__atomic_store_n(&pt_rawwin_db(rw)->send_tail, send_tail,
+			 __ATOMIC_RELEASE);
+	return kick ? pt_raw_kick(rw, PERCS_KICK_F_SEND) : 0;
 }
 
 int pt_send(struct percs_window *w, const struct percs_addr *dst,

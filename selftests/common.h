@@ -21,6 +21,9 @@
  *                                    libpercs window (percs_window_release())
  *   pt_reserve_raw(hfi_fd, ..., &req) raw ioctl; returns the window fd
  *   pt_rawwin_open()/pt_rawwin_close() raw window with every region mapped
+ *   pt_rawwin_map(rw, fd, &req)      map a window fd received from elsewhere
+ *   pt_raw_put(rw, pos, hdr, payload) write a packet at send FIFO unit pos
+ *   pt_raw_trigger(rw, tail, kick)   store send_tail, optionally KICK
  *   pt_new_key()                     a job key no other test process uses
  *   pt_send(w, dst, buf, len, tag, flags, timeout_ms)
  *   pt_icswx(w, dst, buf, len, tag, timeout_ms)
@@ -35,6 +38,11 @@
  *                                    returns how many failed (fn != 0,
  *                                    signal, or killed at the deadline)
  *   pt_fill(buf, len, seed), pt_checksum(buf, len)  payload patterns
+ *
+ * Notes on the 6.1 harness: it has no TEST_TIMEOUT (default 30 s per test):
+ * use an empty fixture and TEST_F_TIMEOUT(fixture, name, seconds).  An
+ * ASSERT/EXPECT is two statements: brace it under an if/for.  Tests are
+ * built with -Wno-sign-compare so ASSERT_EQ(0, some_u32) is fine.
  *
  * Tests run in a forked child each (the harness does that), so a window a
  * failed test leaves open is closed when that child exits; check
@@ -95,7 +103,13 @@ int pt_reserve_raw(int hfi_fd, uint32_t flags, uint32_t send_size,
 
 int pt_rawwin_open(struct pt_rawwin *rw, int hfi_fd, uint32_t flags,
 		   uint32_t send_size, uint32_t recv_size, uint32_t key);
+int pt_rawwin_map(struct pt_rawwin *rw, int fd,
+		  const struct percs_window_reserve *req);
 void pt_rawwin_close(struct pt_rawwin *rw);
+uint64_t pt_raw_put(struct pt_rawwin *rw, uint64_t pos,
+		    const struct percs_pkt_hdr *hdr, const void *payload);
+int pt_raw_trigger(struct pt_rawwin *rw, uint64_t send_tail, bool kick);
+int pt_raw_kick(struct pt_rawwin *rw, unsigned long flags);
 #define pt_rawwin_db(rw) \
 	((volatile struct percs_doorbell *)(rw)->map[PERCS_REGION_DOORBELL])
 #define pt_rawwin_st(rw) \

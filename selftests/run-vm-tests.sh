@@ -95,13 +95,19 @@ run_one() {
 	echo "=== $name"
 	dmesg_before=$(dmesg | wc -l)
 	# A new session, so that test children (the harness puts each in its
-	# own process group) can be found and killed after a timeout.
-	bash -c 'echo $$ > "$1"; shift; exec setsid -w timeout -k 10 "$@"' \
-		run "$sidfile" "$per_test_timeout" "$bin" \
-		2> >(tee "$out/$name.log" >&2) | tee "$out/$name.tap"
-	rc=${PIPESTATUS[0]}
+	# own process group) can be found and killed after a timeout.  stdout
+	# goes to NAME.tap, stderr to NAME.log, both to the console as they
+	# come (no process substitution: the VM has no /dev/fd).
+	{
+		# shellcheck disable=SC2016 # $$ and $1 are the inner shell's
+		setsid -w sh -c 'echo $$ > "$1"; shift; exec timeout -k 10 "$@"' \
+			sh "$sidfile" "$per_test_timeout" "$bin" \
+			2>&1 1>&3 3>&- | tee "$out/$name.log" >&2 3>&-
+		echo "${PIPESTATUS[0]}" > "$sidfile.rc"
+	} 3>&1 | tee "$out/$name.tap"
+	rc=$(cat "$sidfile.rc" 2>/dev/null || echo 1)
 	kill_session "$(cat "$sidfile")"
-	rm -f "$sidfile"
+	rm -f "$sidfile" "$sidfile.rc"
 	n=$(declared_tests "$name")
 	echo "$n" > "$out/$name.expected"
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then

@@ -20,8 +20,8 @@ ST_KSFT_HDRS := $(ST_KSFT_DIR)/kselftest_harness.h $(ST_KSFT_DIR)/kselftest.h
 ST_LIBSAN := $(BUILD)/lib/libpercs-san.a
 ST_SRCS := $(filter-out $(ST_DIR)/common.c,$(wildcard $(ST_DIR)/*.c))
 ST_BINS := $(patsubst $(ST_DIR)/%.c,$(ST_OUT)/%,$(ST_SRCS))
-ST_CFLAGS := $(CFLAGS_COMMON) $(SAN_FLAGS) -D_GNU_SOURCE -Wno-unused-parameter \
-	-I$(ST_KSFT_DIR) -I$(ST_DIR)
+ST_CFLAGS := $(CFLAGS_COMMON) $(SAN_FLAGS) -D_GNU_SOURCE \
+	-Wno-unused-parameter -Wno-sign-compare -I$(ST_KSFT_DIR) -I$(ST_DIR)
 ST_VM_OUT := $(BUILD)/vm-out
 ST_VM_TIMEOUT ?= 1500
 
