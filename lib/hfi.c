@@ -144,11 +144,14 @@ static void unmap_all(void *addr[PERCS_REGION_MAX], const struct percs_region *r
 			munmap(addr[i], r[i].length);
 }
 
-/* A region the library needs: present, and at least @min bytes long. */
-static bool region_ok(const struct percs_window_reserve *r, int id, size_t min)
+/* A region the library needs: present, big enough, writable if need be. */
+static bool region_ok(const struct percs_window_reserve *r, int id, size_t min,
+		      bool writable)
 {
-	return (r->regions[id].flags & PERCS_REGION_F_VALID) &&
-	       r->regions[id].length >= min;
+	const struct percs_region *reg = &r->regions[id];
+
+	return (reg->flags & PERCS_REGION_F_VALID) && reg->length >= min &&
+	       (!writable || (reg->flags & PERCS_REGION_F_WRITABLE));
 }
 
 int percs_window_reserve(struct percs_hfi *hfi,
@@ -178,6 +181,20 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	if (fd < 0)
 		return -errno;
 
+	/* A layout other than this ABI promises: refuse before mapping. */
+	err = -EPROTO;
+	if (!region_ok(&r, PERCS_REGION_SEND_FIFO, r.send_fifo_size, true) ||
+	    !region_ok(&r, PERCS_REGION_RECV_FIFO, r.recv_fifo_size, false) ||
+	    !region_ok(&r, PERCS_REGION_DOORBELL,
+		       sizeof(struct percs_doorbell), true) ||
+	    !region_ok(&r, PERCS_REGION_STATUS,
+		       sizeof(struct percs_status), false) ||
+	    !region_ok(&r, PERCS_REGION_IMM,
+		       (size_t)r.imm_slots * PERCS_FLIT_SIZE, true) ||
+	    !region_ok(&r, PERCS_REGION_CQ,
+		       (size_t)r.cq_entries * sizeof(struct percs_cqe), false))
+		goto fail;
+
 	for (i = 0; i < PERCS_REGION_MAX; i++) {
 		const struct percs_region *reg = &r.regions[i];
 		int prot = PROT_READ;
@@ -195,20 +212,6 @@ int percs_window_reserve(struct percs_hfi *hfi,
 		}
 		addr[i] = p;
 	}
-
-	err = -EPROTO;	/* the kernel's layout is not what this ABI promises */
-	if (!region_ok(&r, PERCS_REGION_SEND_FIFO, r.send_fifo_size) ||
-	    !region_ok(&r, PERCS_REGION_RECV_FIFO, r.recv_fifo_size) ||
-	    !region_ok(&r, PERCS_REGION_DOORBELL, sizeof(struct percs_doorbell)) ||
-	    !region_ok(&r, PERCS_REGION_STATUS, sizeof(struct percs_status)) ||
-	    !region_ok(&r, PERCS_REGION_IMM,
-		       (size_t)r.imm_slots * PERCS_FLIT_SIZE) ||
-	    !region_ok(&r, PERCS_REGION_CQ,
-		       (size_t)r.cq_entries * sizeof(struct percs_cqe)) ||
-	    !(r.regions[PERCS_REGION_SEND_FIFO].flags & PERCS_REGION_F_WRITABLE) ||
-	    !(r.regions[PERCS_REGION_DOORBELL].flags & PERCS_REGION_F_WRITABLE) ||
-	    !(r.regions[PERCS_REGION_IMM].flags & PERCS_REGION_F_WRITABLE))
-		goto fail;
 
 	l = (struct lp_layout) {
 		.send_fifo = addr[PERCS_REGION_SEND_FIFO],

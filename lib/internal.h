@@ -47,22 +47,34 @@ struct percs_hfi {
 
 /**
  * struct lp_layout - where a window's regions are and how big they are
+ * @send_fifo: send FIFO
+ * @send_fifo_size: its bytes, a power of two, at least PERCS_FIFO_MIN_SIZE
+ * @recv_fifo: receive FIFO
+ * @recv_fifo_size: its bytes, same rules
+ * @doorbell: doorbell page
+ * @status: status page
+ * @imm: immediate-send slots
+ * @imm_slots: how many
+ * @cq: completion queue
+ * @cq_entries: its entries, a power of two
+ * @flags: PERCS_WINDOW_F_*
+ * @addr: the window's network address
  *
  * Filled from the reserve ioctl and the mmaps in percs_window_reserve(),
  * or from malloc'ed memory by the unit tests.
  */
 struct lp_layout {
 	void *send_fifo;
-	uint32_t send_fifo_size;	/* bytes, power of two */
+	uint32_t send_fifo_size;
 	const void *recv_fifo;
-	uint32_t recv_fifo_size;	/* bytes, power of two */
+	uint32_t recv_fifo_size;
 	struct percs_doorbell *doorbell;
 	const struct percs_status *status;
 	void *imm;
 	uint32_t imm_slots;
 	const struct percs_cqe *cq;
-	uint32_t cq_entries;		/* power of two */
-	uint32_t flags;			/* PERCS_WINDOW_F_* */
+	uint32_t cq_entries;
+	uint32_t flags;
 	struct percs_addr addr;
 };
 
@@ -107,7 +119,16 @@ struct lp_cq {
 
 /**
  * struct percs_window - one reserved window
+ * @db: doorbell page (ours to write)
+ * @status: status page (the HFI's)
  * @kick: runs PERCS_IOC_KICK; the unit tests replace it with a fake HFI
+ * @poll: polling engine: kick only on PERCS_STATUS_NEED_WAKEUP
+ * @fd: the window fd, -1 for a test window
+ * @sq: send FIFO state
+ * @rq: receive FIFO state
+ * @imm: immediate-send slot state
+ * @cq: completion queue state
+ * @addr: network address
  * @kick_ctx: for the replacement kick
  * @map: the mappings percs_window_release() undoes (empty for test windows)
  */

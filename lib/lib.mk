@@ -78,7 +78,9 @@ $(BUILD)/man/%.7: $(SRC)/lib/man/%.7.scd
 # failing test shows in the TAP file and does not stop make.
 $(LIB_TEST): $(SRC)/lib/tests/lib-unit.c $(LIB_OUT)/libpercs-san.a $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -o $@ $< $(LIB_OUT)/libpercs-san.a
+	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE -o $@ $< \
+		$(LIB_OUT)/libpercs-san.a \
+		-Wl,--wrap=ioctl,--wrap=mmap,--wrap=mmap64,--wrap=munmap
 
 lib-unit-tests: $(LIB_TEST)
 	@mkdir -p $(BUILD)/results

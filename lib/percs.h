@@ -154,14 +154,24 @@ int percs_send_trigger(struct percs_window *w);
 
 /**
  * percs_send() - compose and trigger one packet
- * Same arguments and returns as percs_send_compose(); -EAGAIN only after a
- * kick failed to make room (the target's receive FIFO is full).
+ * @w: the window
+ * @dst: destination window
+ * @buf: payload (may be NULL when @len is 0)
+ * @len: payload bytes, at most PERCS_MAX_PAYLOAD
+ * @tag: carried to the receiver and echoed in completions
+ * @flags: PERCS_PKT_F_*
+ *
+ * When the send FIFO is full, publishes what is queued, kicks and retries
+ * the compose once.
+ * Return: as percs_send_compose(); -EAGAIN only after a kick failed to
+ * make room (the target's receive FIFO is full), or the kick's -errno.
  */
 int percs_send(struct percs_window *w, const struct percs_addr *dst,
 	       const void *buf, size_t len, uint32_t tag, unsigned int flags);
 
 /**
  * percs_send_space() - bytes of payload that fit in the send FIFO now
+ * @w: the window
  *
  * Return: the largest payload one percs_send_compose() accepts right now
  * (at most PERCS_MAX_PAYLOAD, counting a pad entry it may need), 0 if
@@ -217,6 +227,7 @@ int percs_recv_credit(struct percs_window *w);
  * @hdr: if not NULL, receives the packet header
  * @buf: payload destination
  * @cap: bytes available at @buf
+ *
  * Credits are returned in batches of a quarter of the receive FIFO (never
  * more than half of it is held back), when the FIFO runs empty, and at
  * once when the status page shows %PERCS_STATUS_SENDERS_WAIT.

@@ -12,9 +12,14 @@
  * maintains the status page, and it records every rule the library breaks
  * (a packet that wraps, a trigger past the ring) as a violation.
  *
+ * percs_window_reserve() is tested against a fake reserve ioctl that hands
+ * out a memfd laid out like a window (the binary is linked with --wrap for
+ * ioctl, mmap, mmap64 and munmap), including a failure injected at every mmap.
+ *
  * Each test runs in a forked child with a timeout and prints one TAP line;
  * "--count" prints the number of tests (for results/lib.expected).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -25,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1096,12 +1102,305 @@ static void test_layout_checks(void)
 	fwin_free(a);
 }
 
+/* ---- reserve and map, against a fake reserve ioctl ---------------------- */
+
+/*
+ * The test binary is linked with --wrap for ioctl, mmap(64) and munmap: on
+ * the fake HFI
+ * fd, PERCS_IOC_WINDOW_RESERVE returns a memfd laid out like a window and
+ * PERCS_IOC_KICK on it answers from fake_kick_ret; mmap can be told to
+ * fail its Nth call (the iommufd selftests' fail-nth); munmaps are
+ * counted.  Everything else goes to the C library.
+ */
+int __real_ioctl(int fd, unsigned long req, ...);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off);
+int __real_munmap(void *addr, size_t len);
+int __wrap_ioctl(int fd, unsigned long req, ...);
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off);
+int __wrap_munmap(void *addr, size_t len);
+void *__real_mmap64(void *addr, size_t len, int prot, int flags, int fd,
+		    off_t off);
+void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd,
+		    off_t off);
+
+static struct {
+	int hfi_fd;			/* the fake HFI, or -1 */
+	int win_fd;			/* the last memfd handed out */
+	int reserve_errno;		/* make the reserve fail with this */
+	uint32_t drop_flags[PERCS_REGION_MAX];	/* clear in the layout */
+	struct percs_window_reserve seen;	/* the last request */
+	int kick_ret;
+	unsigned long kick_arg;
+	int mmap_calls, mmap_fail_nth, munmaps;
+} R = { .hfi_fd = -1, .win_fd = -1 };
+
+static const uint32_t region_len[PERCS_REGION_MAX] = {
+	[PERCS_REGION_SEND_FIFO] = 8192, [PERCS_REGION_RECV_FIFO] = 16384,
+	[PERCS_REGION_DOORBELL] = 4096, [PERCS_REGION_STATUS] = 4096,
+	[PERCS_REGION_IMM] = 4096, [PERCS_REGION_CQ] = 4096,
+};
+
+static int fake_reserve(struct percs_window_reserve *r)
+{
+	uint64_t off = 0;
+	int fd;
+
+	R.seen = *r;
+	if (R.reserve_errno) {
+		errno = R.reserve_errno;
+		return -1;
+	}
+	fd = memfd_create("percs-fake-window", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (int i = 0; i < PERCS_REGION_MAX; i++) {
+		struct percs_region *reg = &r->regions[i];
+
+		if (!region_len[i])
+			continue;
+		reg->offset = off;
+		reg->length = region_len[i];
+		reg->flags = PERCS_REGION_F_VALID;
+		if (i == PERCS_REGION_SEND_FIFO || i == PERCS_REGION_DOORBELL ||
+		    i == PERCS_REGION_IMM)
+			reg->flags |= PERCS_REGION_F_WRITABLE;
+		reg->flags &= ~R.drop_flags[i];
+		off += region_len[i];
+	}
+	if (ftruncate(fd, (off_t)off)) {
+		close(fd);
+		return -1;
+	}
+	r->imm_slots = PERCS_IMM_SLOTS;
+	r->cq_entries = PERCS_CQ_ENTRIES;
+	r->addr = (struct percs_addr){ .hub = 3, .hfi = 1, .window = 17 };
+	r->fd = (uint32_t)fd;
+	R.win_fd = fd;
+	return fd;
+}
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	unsigned long arg;
+	va_list ap;
+
+	va_start(ap, req);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (fd >= 0 && fd == R.hfi_fd && req == PERCS_IOC_WINDOW_RESERVE)
+		return fake_reserve((struct percs_window_reserve *)arg);
+	if (fd >= 0 && fd == R.win_fd && req == PERCS_IOC_KICK) {
+		R.kick_arg = arg;
+		if (R.kick_ret < 0) {
+			errno = -R.kick_ret;
+			return -1;
+		}
+		return R.kick_ret;
+	}
+	return __real_ioctl(fd, req, arg);
+}
+
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off)
+{
+	if (++R.mmap_calls == R.mmap_fail_nth) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return __real_mmap(addr, len, prot, flags, fd, off);
+}
+
+/* _FILE_OFFSET_BITS=64 turns the library's mmap() into mmap64(). */
+void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd,
+		    off_t off)
+{
+	if (++R.mmap_calls == R.mmap_fail_nth) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return __real_mmap64(addr, len, prot, flags, fd, off);
+}
+
+int __wrap_munmap(void *addr, size_t len)
+{
+	R.munmaps++;
+	return __real_munmap(addr, len);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* The protection /proc/self/maps shows for the mapping at @p ("rw-s"). */
+static bool map_prot(const void *p, char prot[5])
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long lo, hi;
+	char line[512];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, prot) == 3 &&
+		    (unsigned long)p >= lo && (unsigned long)p < hi)
+			found = true;
+	fclose(f);
+	return found;
+}
+
+static struct percs_hfi *fake_hfi_open(char *dir)
+{
+	struct percs_hfi *hfi = NULL;
+	char path[64];
+	int fd;
+
+	if (!mkdtemp(dir))
+		return NULL;
+	setenv("PERCS_DEV_DIR", dir, 1);
+	snprintf(path, sizeof(path), "%s/percs-hfi0", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	if (percs_hfi_open(0, 0, &hfi))
+		return NULL;
+	R.hfi_fd = percs_hfi_fd(hfi);
+	unlink(path);
+	rmdir(dir);
+	return hfi;
+}
+
+/* Reserve maps every region with the right protection; release undoes it. */
+static void test_reserve_maps_regions(void)
+{
+	char dir[] = "/tmp/percs-unit-XXXXXX", prot[5];
+	struct percs_hfi *hfi = fake_hfi_open(dir);
+	struct percs_window_attr attr = {
+		.job_key = 9, .window = PERCS_WINDOW_ANY,
+		.recv_fifo_size = 16384,
+	};
+	struct percs_window *w;
+	struct percs_status *st;
+	int fds;
+
+	REQUIRE(hfi);
+	fds = count_fds();
+	CHECK_EQ(percs_window_reserve(hfi, &attr, &w), -EPROTO);
+	CHECK_EQ(R.seen.size, sizeof(struct percs_window_reserve));
+	CHECK_EQ(R.seen.send_fifo_size, PERCS_FIFO_DEF_SIZE);
+	CHECK_EQ(R.seen.recv_fifo_size, 16384);
+	CHECK_EQ(R.seen.job_key, 9);
+	CHECK_EQ(R.seen.window, PERCS_WINDOW_ANY);
+	CHECK_EQ(R.seen.flags, 0);
+	CHECK_EQ(R.mmap_calls, 0);	/* the default send FIFO is too big */
+	CHECK_EQ(count_fds(), fds);	/* and the window fd was closed */
+
+	attr.send_fifo_size = 8192;
+	CHECK_EQ(percs_window_reserve(hfi, &attr, &w), 0);
+	CHECK_EQ(R.mmap_calls, 6);
+	CHECK_EQ(percs_window_fd(w), R.win_fd);
+	CHECK_EQ(count_fds(), fds + 1);
+	CHECK_EQ(percs_window_addr(w).hub, 3);
+	CHECK_EQ(percs_window_addr(w).window, 17);
+	CHECK_EQ(w->sq.units, 64);
+	CHECK_EQ(w->rq.units, 128);
+	CHECK(map_prot(w->sq.base, prot) && !strcmp(prot, "rw-s"));
+	CHECK(map_prot(w->rq.base, prot) && !strcmp(prot, "r--s"));
+	CHECK(map_prot(w->db, prot) && !strcmp(prot, "rw-s"));
+	CHECK(map_prot(w->status, prot) && !strcmp(prot, "r--s"));
+	CHECK(map_prot(w->imm.base, prot) && !strcmp(prot, "rw-s"));
+	CHECK(map_prot(w->cq.ring, prot) && !strcmp(prot, "r--s"));
+
+	/* The mappings are shared: what the "HFI" writes, we read. */
+	st = __real_mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 R.win_fd, 8192 + 16384 + 4096);
+	REQUIRE(st != MAP_FAILED);
+	st->flags = PERCS_STATUS_SEND_BLOCKED;
+	CHECK_EQ(percs_window_status(w)->flags, PERCS_STATUS_SEND_BLOCKED);
+	__real_munmap(st, 4096);
+
+	/* Kicks pass the flags as the argument and return the count. */
+	R.kick_ret = 3;
+	CHECK_EQ(percs_kick(w, PERCS_KICK_F_SEND | PERCS_KICK_F_IMM), 3);
+	CHECK_EQ(R.kick_arg, PERCS_KICK_F_SEND | PERCS_KICK_F_IMM);
+	R.kick_ret = -EINVAL;
+	CHECK_EQ(percs_send_trigger(w), -EINVAL);
+	CHECK_EQ(R.kick_arg, PERCS_KICK_F_SEND);
+	CHECK_EQ(w->db->send_tail, 0);
+
+	R.munmaps = 0;
+	percs_window_release(w);
+	CHECK_EQ(R.munmaps, 6);
+	CHECK_EQ(count_fds(), fds);
+	percs_hfi_close(hfi);
+}
+
+/* Any failure after the ioctl undoes every mapping and closes the fd. */
+static void test_reserve_unwinds(void)
+{
+	char dir[] = "/tmp/percs-unit-XXXXXX";
+	struct percs_hfi *hfi = fake_hfi_open(dir);
+	struct percs_window_attr attr = {
+		.job_key = 9, .window = PERCS_WINDOW_ANY,
+		.send_fifo_size = 8192, .recv_fifo_size = 16384,
+	};
+	struct percs_window *w = NULL;
+	int fds;
+
+	REQUIRE(hfi);
+	fds = count_fds();
+	for (int nth = 1; nth <= 6; nth++) {
+		R.mmap_calls = R.munmaps = 0;
+		R.mmap_fail_nth = nth;
+		CHECK_EQ(percs_window_reserve(hfi, &attr, &w), -ENOMEM);
+		CHECK_EQ(R.munmaps, nth - 1);
+		CHECK_EQ(count_fds(), fds);
+	}
+	R.mmap_fail_nth = 0;
+
+	/* A layout without a status page, or with a read-only send FIFO. */
+	R.drop_flags[PERCS_REGION_STATUS] = PERCS_REGION_F_VALID;
+	R.mmap_calls = R.munmaps = 0;
+	CHECK_EQ(percs_window_reserve(hfi, &attr, &w), -EPROTO);
+	CHECK_EQ(R.mmap_calls, 0);
+	R.drop_flags[PERCS_REGION_STATUS] = 0;
+	R.drop_flags[PERCS_REGION_SEND_FIFO] = PERCS_REGION_F_WRITABLE;
+	CHECK_EQ(percs_window_reserve(hfi, &attr, &w), -EPROTO);
+	CHECK_EQ(R.mmap_calls, 0);
+	R.drop_flags[PERCS_REGION_SEND_FIFO] = 0;
+	CHECK_EQ(count_fds(), fds);
+
+	/* The ioctl's own errors come back as they are. */
+	R.reserve_errno = ENOSPC;
+	R.mmap_calls = 0;
+	CHECK_EQ(percs_window_reserve(hfi, &attr, &w), -ENOSPC);
+	CHECK_EQ(R.mmap_calls, 0);
+	R.reserve_errno = 0;
+	CHECK_EQ(percs_window_reserve(hfi, NULL, &w), -EINVAL);
+	CHECK_EQ(percs_window_reserve(hfi, &attr, NULL), -EINVAL);
+	CHECK(w == NULL);
+	CHECK_EQ(count_fds(), fds);
+	percs_hfi_close(hfi);
+}
+
 /* ---- threaded: a polling engine with the NEED_WAKEUP handshake ---------- */
 
 #define STREAM_PACKETS	100000
 #define STREAM_IMM	20000
 
-static volatile bool engine_stop;
+static bool engine_stop;
 static unsigned int lost_wakeups, engine_sleeps;
 
 /*
@@ -1267,6 +1566,8 @@ static const struct {
 	{ "strerror: texts for the send errors", test_strerror },
 	{ "hfi: device path, ENOENT, plain file", test_hfi_open },
 	{ "window: layout checks", test_layout_checks },
+	{ "reserve: regions mapped with their protection, release undoes", test_reserve_maps_regions },
+	{ "reserve: a failing mmap or bad layout unwinds everything", test_reserve_unwinds },
 	{ "threaded: FIFO stream through a polling engine", test_threaded_fifo_stream },
 	{ "threaded: ICSWX stream through a polling engine", test_threaded_icswx_stream },
 };

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,10 +44,15 @@ static void usage(FILE *f)
 		"(default /sys/class/percs)\n", prog);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static int __attribute__((format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, arg);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fprintf(stderr, "\nTry '%s --help'.\n", prog);
 	return EXIT_USAGE;
 }
