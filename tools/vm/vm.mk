@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/vm: the test VM runner (tools/vm/percs-vm; see its --help).
+#
+#   make vm-selftest   check percs-vm itself: exit status, argument passing,
+#                      the output share, ASan binaries, --module, --timeout,
+#                      the kernel-log oracle, a panic. Boots about a dozen
+#                      VMs (about a minute); writes
+#                      $(BUILD)/results/percs-vm.{tap,expected}.
+#                      Part of vm-tests unless VM_SELFTEST=0.
+#
+# The cached initramfs and uncompressed kernel live in $(BUILD)/vm.
+
+export PERCS_VM_CACHE ?= $(BUILD)/vm
+VM_SELFTEST ?= 1
+
+.PHONY: vm-selftest
+ifeq ($(VM_SELFTEST),1)
+vm-tests: vm-selftest
+endif
+
+vm-selftest:
+	@mkdir -p $(BUILD)/results
+	@$(SRC)/tools/vm/selftest.sh --count > $(BUILD)/results/percs-vm.expected
+	@$(SRC)/tools/vm/selftest.sh | tee $(BUILD)/results/percs-vm.tap; \
+	if grep -q '^not ok' $(BUILD)/results/percs-vm.tap; then \
+		echo "vm-selftest: failures, see $(BUILD)/results/percs-vm.tap"; \
+	fi
