@@ -18,7 +18,7 @@ CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread \
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
-.PHONY: all module clean check run unit-tests vm-tests deps
+.PHONY: all module clean check run unit-tests vm-tests deps lint
 all: module
 
 module: percs.ko
@@ -28,6 +28,10 @@ percs.ko: $(wildcard kernel/*.c kernel/*.h firmware-model/*.c firmware-model/*.h
 
 include $(wildcard firmware-model/*.mk lib/*.mk tools/*/*.mk selftests/*.mk)
 
+# checkpatch, kernel-doc, sparse, uapi layout (-m64/-m32): TAP in results/
+lint: module
+	$(SRC)/scripts/lint.sh $(SRC) $(BUILD) $(KDIR)
+
 deps:
 	$(SRC)/scripts/deps.sh
 
@@ -36,6 +40,7 @@ deps:
 check: deps
 	rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
 	$(MAKE) all
+	$(MAKE) lint
 	$(MAKE) unit-tests
 	$(MAKE) vm-tests
 	$(SRC)/scripts/summary.sh $(BUILD)/results

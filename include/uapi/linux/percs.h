@@ -46,6 +46,7 @@
  *	follows (not executed yet)
  * @PERCS_PKT_COLL: CAU collective packet, &struct percs_coll_ext follows
  *	(not executed yet)
+ * @PERCS_PKT_KIND_MAX: the highest kind value
  *
  * The kind is a __u8 field in the header; an enum only names the values.
  * Kinds that the module does not execute yet complete with EOPNOTSUPP.
@@ -58,7 +59,7 @@ enum percs_pkt_kind {
 	PERCS_PKT_RDMA = 4,
 	PERCS_PKT_ATOMIC = 5,
 	PERCS_PKT_COLL = 6,
-	PERCS_PKT_KIND_MAX = PERCS_PKT_COLL,
+	PERCS_PKT_KIND_MAX = PERCS_PKT_COLL
 };
 
 /**
@@ -70,13 +71,14 @@ enum percs_pkt_kind {
  *	named in &percs_pkt_hdr.route_arg (at most L-D-L-D-L), sw_indirect
  * @PERCS_ROUTE_HW_INDIRECT: indirect through a pseudo-randomly chosen
  *	intermediate supernode, hw_indirect
+ * @PERCS_ROUTE_MAX: the highest route mode value
  */
 enum percs_route_mode {
 	PERCS_ROUTE_DIRECT = 0,
 	PERCS_ROUTE_DIRECT_STRIPED = 1,
 	PERCS_ROUTE_SW_INDIRECT = 2,
 	PERCS_ROUTE_HW_INDIRECT = 3,
-	PERCS_ROUTE_MAX = PERCS_ROUTE_HW_INDIRECT,
+	PERCS_ROUTE_MAX = PERCS_ROUTE_HW_INDIRECT
 };
 
 /**
@@ -137,6 +139,7 @@ struct percs_pkt_hdr {
  * @flags: PERCS_RDMA_F_*
  * @reserved: must be zero
  * @handle: registration handle in the target window
+ * @reserved2: must be zero
  * @local_handle: registration handle in the initiating window (0 for
  *	FIFO-to-memory: the payload follows this extension in the FIFO)
  * @remote_addr: effective address in the target's registration
@@ -273,9 +276,13 @@ struct percs_doorbell {
 /**
  * struct percs_status - the status page: written by the HFI, read-only
  * @send_head: send FIFO units the HFI has consumed
+ * @pad0: keeps each index on its own cache line
  * @recv_tail: receive FIFO units the HFI has written
+ * @pad1: as @pad0
  * @imm_head: immediate-send slots the HFI has consumed
+ * @pad2: as @pad0
  * @cq_tail: completion entries posted
+ * @pad3: as @pad0
  * @flags: PERCS_STATUS_*
  * @error: last window error (a positive errno): a bad trigger or credit
  * @packets_sent: packets accepted from this window (FIFO and immediate)
@@ -321,7 +328,7 @@ enum percs_region_id {
 	PERCS_REGION_STATUS = 3,
 	PERCS_REGION_IMM = 4,
 	PERCS_REGION_CQ = 5,
-	PERCS_REGION_MAX = 8,
+	PERCS_REGION_MAX = 8
 };
 
 #define PERCS_REGION_F_VALID	(1U << 0)

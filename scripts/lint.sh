@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# lint.sh SRC BUILD KDIR: static checks of the kernel-side code, as TAP in
+# BUILD/results/lint.tap: checkpatch (kernel style), kernel-doc, sparse,
+# the uapi header's layout for -m64 and -m32, and a C++ compile of the
+# public headers.
+set -uo pipefail
+src=$1 build=$2 kdir=$3
+res=$build/results
+mkdir -p "$res" "$build/lint"
+ksrc=$build/ksrc/linux-source-6.1
+tap=$res/lint.tap
+echo 8 >"$res/lint.expected"
+: >"$tap"
+n=0
+
+# check NAME CMD...: one TAP line; the command's output goes under it.
+check() {
+	local name=$1 out
+	shift
+	n=$((n + 1))
+	if out=$("$@" 2>&1); then
+		echo "ok $n - $name" >>"$tap"
+	else
+		echo "not ok $n - $name" >>"$tap"
+		printf '%s\n' "$out" | head -n 40 | sed 's/^/# /' >>"$tap"
+	fi
+}
+
+if [ ! -f "$ksrc/scripts/checkpatch.pl" ]; then
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$build/ksrc" \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+fi
+
+cd "$src" || exit 1
+kfiles=(kernel/*.c kernel/*.h firmware-model/*.c firmware-model/*.h include/uapi/linux/percs.h)
+
+checkpatch() {
+	local out
+	out=$(perl "$ksrc/scripts/checkpatch.pl" --no-tree -q --terse -f "${kfiles[@]}" | grep -v '^total:')
+	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
+}
+check "checkpatch: kernel/, firmware-model/, uapi header" checkpatch
+
+kerneldoc() {
+	local out
+	out=$("$kdir/scripts/kernel-doc" -none "${kfiles[@]}" lib/percs.h 2>&1)
+	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
+}
+check "kernel-doc: every documented interface is well-formed" kerneldoc
+
+sparse_check() {
+	local out
+	out=$(make -s -C "$kdir" M="$src" C=2 CHECK=sparse modules 2>&1 |
+		grep -E 'warning|error' | grep -v '^make')
+	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
+}
+check "sparse: the module" sparse_check
+
+check "uapi layout, 64-bit" cc -std=c11 -Wall -Werror -I include/uapi \
+	-o "$build/lint/layout64" scripts/uapi-layout.c
+check "uapi layout, 32-bit" cc -m32 -std=c11 -Wall -Werror -I include/uapi \
+	-o "$build/lint/layout32" scripts/uapi-layout.c
+check "uapi header compiles alone, strict C89" sh -c \
+	"echo '#include <linux/percs.h>' | cc -std=c89 -pedantic -Wall -Werror -I include/uapi -x c -c -o /dev/null -"
+check "public headers compile as C++" sh -c \
+	"echo '#include <percs.h>' | c++ -Wall -Werror -I include/uapi -I lib -x c++ -c -o /dev/null -"
+
+noshadow() {
+	# Generated kernel build files must never be committed.
+	! git ls-files | grep -E '\.(o|ko|mod|mod\.c|cmd)$|Module\.symvers|modules\.order'
+}
+check "no build products committed" noshadow
+
+echo "1..$n" >>"$tap"
+cat "$tap"

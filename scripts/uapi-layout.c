@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The uapi structs must have the same layout for 64-bit and 32-bit user
+ * space (no compat code in the module): compiled with -m64 and -m32, every
+ * size and the offsets that matter are asserted here.
+ */
+#include <stddef.h>
+#include <linux/percs.h>
+
+#define SIZE(s, n) _Static_assert(sizeof(struct s) == (n), #s " size")
+#define OFF(s, f, n) _Static_assert(offsetof(struct s, f) == (n), #s "." #f)
+
+SIZE(percs_addr, 8);
+SIZE(percs_pkt_hdr, PERCS_PKT_HDR_SIZE);
+OFF(percs_pkt_hdr, dst, 8);
+OFF(percs_pkt_hdr, src, 16);
+OFF(percs_pkt_hdr, job_key, 24);
+OFF(percs_pkt_hdr, tag, 28);
+SIZE(percs_rdma_ext, 48);
+SIZE(percs_atomic_op, 24);
+SIZE(percs_atomic_ext, 24);
+SIZE(percs_coll_ext, 16);
+SIZE(percs_cqe, 16);
+SIZE(percs_doorbell, 256);
+OFF(percs_doorbell, recv_head, 64);
+OFF(percs_doorbell, imm_tail, 128);
+OFF(percs_doorbell, cq_head, 192);
+SIZE(percs_status, 384);
+OFF(percs_status, flags, 256);
+SIZE(percs_region, 16);
+SIZE(percs_hfi_info, 56);
+SIZE(percs_window_reserve, 176);
+OFF(percs_window_reserve, addr, 40);
+OFF(percs_window_reserve, regions, 48);
+SIZE(percs_window_query, 72);
+OFF(percs_window_query, packets_sent, 40);
+
+/* An immediate send is one flit; a packet is at most 16. */
+_Static_assert(PERCS_IMM_PAYLOAD + PERCS_PKT_HDR_SIZE == PERCS_FLIT_SIZE,
+	       "immediate line");
+_Static_assert(PERCS_MAX_PKT_UNITS == 16, "packet flits");
+
+int main(void)
+{
+	return 0;
+}
