@@ -4,8 +4,13 @@
 # deps.sh [EXTRA-PACKAGE...]: install, with apt-get on Debian 12, what
 # `make check` needs. Quick when everything is there: it asks dpkg first and
 # only runs apt-get update + install for the packages that are missing.
-# Extra package names on the command line (or in $PERCS_EXTRA_PACKAGES) are
-# installed the same way.
+# More packages: a directory of the project can list the ones it needs in
+# a file deps.list (one name a line, # comments), e.g. tools/bench/deps.list;
+# names on the command line and in $PERCS_EXTRA_PACKAGES count too.
+#
+# Recommended packages are not installed (--no-install-recommends keeps a
+# bare machine's install short): name every package you rely on, e.g.
+# ibverbs-providers besides perftest for rdma_rxe.
 
 set -uo pipefail
 
@@ -26,8 +31,22 @@ packages=(
 	xz-utils            # unpacking the kernel image and linux-source
 )
 
+here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+srcdir=$(dirname "$here")
+
 read -r -a extra_env <<<"${PERCS_EXTRA_PACKAGES-}"
 names=("${packages[@]}" "$@" "${extra_env[@]}")
+for list in "$srcdir"/*/deps.list "$srcdir"/*/*/deps.list; do
+	[ -f "$list" ] || continue
+	while read -r line; do
+		line=${line%%#*}
+		for p in $line; do
+			names+=("$p")
+		done
+	done <"$list"
+done
+# Each name once, in order.
+mapfile -t names < <(printf '%s\n' "${names[@]}" | awk 'NF && !seen[$0]++')
 
 if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
 	echo "deps.sh: this is not a Debian system (no dpkg-query/apt-get);" >&2
@@ -80,7 +99,6 @@ fi
 # and the same version (scripts/kver.sh). The meta packages can leave them
 # apart (an image installed earlier, headers of a newer point release): then
 # add the headers that match an installed image.
-here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 if ! "$here/kver.sh" >/dev/null 2>&1; then
 	extra=()
 	for img in /boot/vmlinuz-*; do
