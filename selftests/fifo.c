@@ -9,6 +9,7 @@
  * delivery.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -779,6 +780,77 @@ TEST_F(fifo, backpressure_holds_packets)
 	percs_window_release(tx);
 	percs_window_release(rx);
 	ASSERT_LIVE_ZERO();
+}
+
+/*
+ * poll(2) on a window reports POLLOUT while its send FIFO has room.  A
+ * sender whose FIFO is full waits in poll() for POLLOUT; when another
+ * process consumes (and its credit moves the sender's packets), the
+ * waiter must wake up then, not at its timeout.
+ */
+TEST_F(fifo, pollout_wakes_when_send_fifo_drains)
+{
+	const volatile struct percs_status *tst;
+	struct percs_window *tx, *rx;
+	struct percs_addr dst;
+	struct pollfd pfd;
+	uint8_t buf[64];
+	uint64_t t0, waited;
+	unsigned int n = 0;
+	pid_t pid;
+	int ret, status;
+
+	ASSERT_EQ(0, reserve_on(self, 2, 1, 0, SMALL_FIFO, SMALL_FIFO, &tx));
+	ASSERT_EQ(0, reserve_on(self, 2, 1, 0, SMALL_FIFO, SMALL_FIFO, &rx));
+	dst = percs_window_addr(rx);
+	tst = percs_window_status(tx);
+	/* 32 one-unit packets fill the receiver, 32 more the send FIFO. */
+	while (n < 2 * SMALL_UNITS) {
+		ret = percs_send_compose(tx, &dst, buf, sizeof(buf), n, 0);
+		if (ret == -EAGAIN) {
+			ASSERT_EQ(0, percs_send_trigger(tx));
+			continue;
+		}
+		ASSERT_EQ(0, ret);
+		n++;
+	}
+	ASSERT_EQ(0, percs_send_trigger(tx));
+	ASSERT_EQ(SMALL_UNITS, tst->send_head);
+	ASSERT_EQ(0, percs_send_space(tx));
+	pfd = (struct pollfd){ .fd = percs_window_fd(tx), .events = POLLOUT };
+	ASSERT_EQ(0, poll(&pfd, 1, 0));
+
+	/* Another process consumes everything 200 ms from now. */
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct percs_pkt_hdr h;
+		unsigned int i;
+
+		pause_us(200000);
+		for (i = 0; i < 2 * SMALL_UNITS; i++)
+			if (pt_recv(rx, &h, buf, sizeof(buf), PT_TIMEOUT_MS) !=
+			    sizeof(buf) || h.tag != i)
+				_exit(1);
+		_exit(0);
+	}
+	t0 = pt_now_ms();
+	ret = poll(&pfd, 1, 5000);
+	waited = pt_now_ms() - t0;
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	TH_LOG("poll(POLLOUT) returned %d (revents %#x) after %llu ms; send_head %llu",
+	       ret, pfd.revents, (unsigned long long)waited,
+	       (unsigned long long)tst->send_head);
+	ASSERT_EQ(2 * SMALL_UNITS, tst->send_head);
+	ASSERT_EQ(1, ret);
+	ASSERT_TRUE(pfd.revents & POLLOUT);
+	/* Woken when the space appeared, not by the 5 s timeout. */
+	ASSERT_GT(2500, waited);
+	percs_window_release(tx);
+	percs_window_release(rx);
 }
 
 /*
