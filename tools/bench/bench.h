@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * percs-bench: shared declarations.
+ *
+ * The benchmark is split by what it measures: limits.c (the VM's physical
+ * limits), lat.c (ping-pong latency), bw.c (streaming bandwidth), cost.c
+ * (the single-process cost breakdown of one send), with the
+ * process pair harness in pair.c, the in-place sender in raw.c and the
+ * output (table, JSON, plot) in report.c.
+ */
+#ifndef PERCS_BENCH_H
+#define PERCS_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "percs.h"
+
+#define BENCH_JOB_KEY_BASE	0x62000000u
+
+enum bench_kind { BK_FIFO, BK_IMM };
+enum bench_mode { BM_KICK, BM_POLL };
+enum bench_pair { BP_NEAR, BP_FAR, BP_COUNT };
+
+/* Where the two windows of a pair are. */
+struct pair_def {
+	bool valid;
+	char name[16];		/* "same-hub", "cross-SN", "same-SN" */
+	unsigned int hub[2];
+	unsigned int unit[2];
+	unsigned int sn[2];
+};
+
+struct bench_cfg {
+	/* what to run */
+	unsigned int lat_iters;
+	unsigned int lat_warmup;
+	double lat_budget_s;	/* per latency case, warm-up included */
+	double bw_secs;		/* measured streaming time per case */
+	double bw_warm_secs;
+	unsigned int bw_batch;	/* packets composed per trigger */
+	unsigned int fifo_size;	/* bytes, both FIFOs of every window */
+	double timeout_s;	/* no progress for this long: the case fails */
+	bool copy;		/* bw: payload memcpy'd by percs_send_compose */
+	bool yield;		/* sched_yield() while spinning */
+	bool json;
+	bool quick;
+	const char *plot;
+	int hub_a, hub_b;	/* -1: default */
+
+	/* which cases: bit (1 << enum value) set = wanted */
+	unsigned int kinds, modes, pairs;
+	unsigned int sizes[16];	/* payload sizes wanted; none: all */
+	unsigned int nsizes;
+
+	/* what we found */
+	int ncpus;
+	bool pin;
+	unsigned int job_key;
+	struct percs_hfi_info info;
+	struct pair_def pair[BP_COUNT];
+	char kernel[128];
+	char date[64];
+	char cmdline[512];
+};
+
+struct lat_stats {
+	double median_ns;
+	double p99_ns;
+	double min_ns;
+	double mean_ns;
+	unsigned int iters;
+};
+
+struct limits {
+	struct lat_stats cacheline;	/* half round trip */
+	double getppid_ns;
+	double ioctl_info_ns;		/* PERCS_IOC_HFI_INFO */
+	double ioctl_kick_ns;		/* PERCS_IOC_KICK, nothing to do */
+	double ioctl_null_ns;		/* unknown ioctl on /dev/null: the
+					 * VFS ioctl path alone (diagnostic) */
+	double clock_ns;		/* one clock_gettime() */
+	double memcpy_stream_bps;	/* 2 KiB chunks through 8 MiB */
+	double memcpy_cache_bps;	/* 2 KiB chunks through 64 KiB */
+	double movsb_cache_bps;		/* the same with rep movsb */
+	double cl_disturbed;		/* fraction of cache-line half round
+					 * trips above 100 us: a vCPU was not
+					 * running (busy host) */
+	struct lat_stats cacheline_end;	/* measured again after lat and bw */
+	double cl_end_disturbed;
+	bool done;
+	bool end_done;
+};
+
+struct lat_result {
+	enum bench_kind kind;
+	enum bench_mode mode;
+	enum bench_pair pair;
+	unsigned int size;
+	struct lat_stats st;
+	double disturbed;	/* fraction of round trips above 200 us */
+	int err;
+	char errmsg[96];
+};
+
+struct bw_result {
+	enum bench_kind kind;
+	enum bench_mode mode;
+	enum bench_pair pair;
+	unsigned int size;
+	bool copy;
+	uint64_t packets;
+	uint64_t bytes;
+	double secs;
+	double bps;
+	double pps;
+	uint64_t room_waits;	/* sender found its send FIFO full */
+	double room_wait_frac;	/* fraction of the time spent so */
+	uint64_t send_blocked;	/* sender's status page: waits on the
+				 * receiver's full FIFO (whole run) */
+	int err;
+	char errmsg[96];
+};
+
+/* One row of the single-process engine cost table (cost.c). */
+struct cost_result {
+	enum bench_kind kind;
+	unsigned int size;
+	unsigned int batch;	/* packets per trigger */
+	double compose_ns;	/* per packet: percs_send_compose() */
+	double kick_ns;		/* per packet: trigger + kick ioctl (or icswx) */
+	double recv_ns;		/* per packet: peek + consume (+ credit) */
+	int err;
+};
+
+/* One target check, judged on the median of per-round ratios (targets.c). */
+struct target {
+	int id;
+	enum bench_pair pair;
+	char desc[128];
+	char unit[8];		/* "ns" or "B/s" */
+	bool avail;
+	bool higher_better;
+	double value;		/* median over the rounds */
+	double bound;		/* median over the rounds */
+	double ratio;		/* median of the rounds' value / bound */
+	double ratio_min, ratio_max;
+	unsigned int rounds;	/* rounds that produced a ratio */
+	unsigned int attempts;	/* rounds run (disturbed ones are not used) */
+	bool pass;
+};
+
+#define NTARGETS (3 * BP_COUNT)
+
+/* A round trip this long means a vCPU was not running (a busy host). */
+#define DISTURBED_NS 200000
+#define LAT_MAX 64
+#define BW_MAX 64
+#define COST_MAX 32
+
+struct results {
+	struct limits lim;
+	struct lat_result lat[LAT_MAX];
+	unsigned int nlat;
+	struct bw_result bw[BW_MAX];
+	unsigned int nbw;
+	struct cost_result cost[COST_MAX];
+	unsigned int ncost;
+	struct target tgt[NTARGETS];
+	unsigned int ntgt;
+	unsigned int tgt_rounds;
+};
+
+/* common helpers (percs-bench.c) */
+extern const struct bench_cfg *g_cfg;
+uint64_t now_ns(void);
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cmp_u64(const void *a, const void *b);
+void stats_from_samples(uint64_t *s, unsigned int n, double scale,
+			struct lat_stats *out);
+const char *kind_name(enum bench_kind k);
+const char *mode_name(enum bench_mode m);
+bool bench_want(const struct bench_cfg *cfg, enum bench_kind k,
+		enum bench_mode m, enum bench_pair p, unsigned int size);
+
+/*
+ * Spinning with a deadline: spin_tick() returns true once the wait has
+ * lasted longer than the configured timeout.  It reads the clock only
+ * every 256 calls and, with --yield, yields the CPU every 64 calls.
+ */
+struct spin {
+	uint64_t deadline;
+	unsigned int n;
+};
+void spin_init(struct spin *s);
+bool spin_slow(struct spin *s);
+static inline bool spin_tick(struct spin *s)
+{
+	if (++s->n & 63)
+		return false;
+	return spin_slow(s);
+}
+
+/* pair.c: two processes, two windows */
+struct pair_ctl;
+struct endpoint {
+	struct percs_hfi *hfi;
+	struct percs_window *w;	/* libpercs window, or NULL */
+	struct raw_window *raw;	/* bench-driven window (in-place sends) */
+	struct percs_addr addr;	/* this endpoint's address */
+	struct percs_addr peer;	/* the other endpoint's address */
+	struct pair_ctl *ctl;
+	int side;		/* 0 parent (A), 1 child (B) */
+	char msg[96];		/* why this side failed */
+};
+
+/* Shared between the two processes of a case (MAP_SHARED anonymous). */
+struct pair_ctl {
+	_Alignas(64) int ready;
+	_Alignas(64) int stop;
+	_Alignas(64) int child_err;
+	char child_msg[96];
+	/* bandwidth receiver's results */
+	uint64_t rx_packets;
+	uint64_t rx_bytes;
+	uint64_t rx_t0, rx_t1;
+};
+
+struct pair_opts {
+	enum bench_pair pair;
+	enum bench_mode mode;
+	bool raw_a;		/* side A is a raw (in-place) window */
+	bool no_windows;	/* plain shared memory only (limits) */
+};
+
+typedef int (*side_fn)(struct endpoint *ep, void *arg);
+
+int pair_run(const struct pair_opts *o, side_fn fa, side_fn fb, void *arg,
+	     char *errmsg, size_t errlen, struct pair_ctl *ctl_out);
+int pin_self(int side);
+int pair_wait_ready(struct pair_ctl *ctl);
+void pair_set_ready(struct pair_ctl *ctl);
+int ep_fail(struct endpoint *ep, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int allowed_cpus(void);
+
+/* raw.c: a send FIFO driven without libpercs, for in-place composition */
+struct raw_window;
+int raw_reserve(struct percs_hfi *hfi, uint32_t flags, uint32_t fifo_size,
+		uint32_t job_key, struct raw_window **out);
+void raw_release(struct raw_window *rw);
+struct percs_addr raw_addr(const struct raw_window *rw);
+int raw_fill_payload(struct raw_window *rw, unsigned char byte);
+int raw_compose_hdr(struct raw_window *rw, const struct percs_addr *dst,
+		    size_t len, uint32_t tag);
+int raw_trigger(struct raw_window *rw);
+bool raw_has_room(struct raw_window *rw, size_t len);
+uint64_t raw_send_blocked(const struct raw_window *rw);
+
+/* limits.c, lat.c, bw.c, cost.c, targets.c */
+int limit_cacheline(unsigned int iters, unsigned int warmup, double budget_s,
+		    struct lat_stats *st, double *disturbed);
+double limit_getppid(unsigned int calls);
+double limit_memcpy_cache(double secs);
+int lat_measure(struct lat_result *r, unsigned int iters, unsigned int warmup,
+		double budget_s);
+int bw_measure(struct bw_result *r, double secs, double warm_secs);
+int run_limits(const struct bench_cfg *cfg, struct limits *lim);
+int run_limits_end(const struct bench_cfg *cfg, struct limits *lim);
+int run_lat(const struct bench_cfg *cfg, struct results *res);
+int run_bw(const struct bench_cfg *cfg, struct results *res);
+int run_cost(const struct bench_cfg *cfg, struct results *res);
+int run_targets(const struct bench_cfg *cfg, struct results *res);
+
+/* report.c */
+void print_limits(FILE *f, const struct limits *lim);
+void print_lat(FILE *f, const struct bench_cfg *cfg, const struct results *r);
+void print_bw(FILE *f, const struct bench_cfg *cfg, const struct results *r);
+void print_cost(FILE *f, const struct bench_cfg *cfg, const struct results *r);
+void print_summary(FILE *f, const struct bench_cfg *cfg,
+		   const struct results *r, const char *what);
+void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
+		const char *what);
+int write_plot(const struct bench_cfg *cfg, const struct results *r,
+	       const char *path);
+
+#endif /* PERCS_BENCH_H */

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs-bench: latency, bandwidth and the VM's physical limits, measured
+ * side by side in one run (Documentation/benchmarks.rst).
+ *
+ *   percs-bench [OPTIONS] [all|limits|lat|bw]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+const struct bench_cfg *g_cfg;
+static bool progress_on = true;
+static bool progress_tty;
+static bool progress_dirty;
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Progress on stderr.  A message ending in a newline is kept; one without
+ * is transient: on a terminal it is overwritten by the next, elsewhere it
+ * is not printed at all (one line per group of cases is enough in a log).
+ */
+void progress(const char *fmt, ...)
+{
+	size_t len = strlen(fmt);
+	bool keep = len && fmt[len - 1] == '\n';
+	va_list ap;
+
+	if (!progress_on || (!keep && !progress_tty))
+		return;
+	if (progress_tty && progress_dirty)
+		fputs("\r\033[K", stderr);
+	fputs("percs-bench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	progress_dirty = !keep;
+	fflush(stderr);
+}
+
+int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Sorts @s; the statistics are of the samples times @scale (0.5: half
+ * round trips).  p99 is the nearest-rank percentile.
+ */
+void stats_from_samples(uint64_t *s, unsigned int n, double scale,
+			struct lat_stats *out)
+{
+	double sum = 0;
+	unsigned int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!n)
+		return;
+	qsort(s, n, sizeof(*s), cmp_u64);
+	for (unsigned int i = 0; i < n; i++)
+		sum += (double)s[i];
+	out->iters = n;
+	out->min_ns = (double)s[0] * scale;
+	out->mean_ns = sum / n * scale;
+	out->median_ns = (n & 1 ? (double)s[n / 2] :
+			  ((double)s[n / 2 - 1] + (double)s[n / 2]) / 2) * scale;
+	r = (unsigned int)((99ull * n + 99) / 100);	/* ceil(0.99 n) */
+	out->p99_ns = (double)s[(r ? r : 1) - 1] * scale;
+}
+
+const char *kind_name(enum bench_kind k)
+{
+	return k == BK_IMM ? "imm" : "fifo";
+}
+
+const char *mode_name(enum bench_mode m)
+{
+	return m == BM_POLL ? "poll" : "kick";
+}
+
+/**
+ * bench_want() - is this case selected by --kind/--mode/--pair/--sizes?
+ */
+bool bench_want(const struct bench_cfg *cfg, enum bench_kind k,
+		enum bench_mode m, enum bench_pair p, unsigned int size)
+{
+	bool size_ok = !cfg->nsizes;
+
+	for (unsigned int i = 0; i < cfg->nsizes; i++)
+		size_ok |= cfg->sizes[i] == size;
+	return size_ok && (cfg->kinds & (1u << k)) &&
+	       (cfg->modes & (1u << m)) && (cfg->pairs & (1u << p));
+}
+
+void spin_init(struct spin *s)
+{
+	s->n = 0;
+	s->deadline = now_ns() + (uint64_t)(g_cfg->timeout_s * 1e9);
+}
+
+bool spin_slow(struct spin *s)
+{
+	if (g_cfg->yield)
+		sched_yield();
+	if (s->n & 255)
+		return false;
+	return now_ns() > s->deadline;
+}
+
+static void usage(FILE *f)
+{
+	fputs(
+"Usage: percs-bench [OPTIONS] [all|limits|engine|lat|bw]\n"
+"\n"
+"Measure the percs emulated HFI against this machine's own limits, side by\n"
+"side in one run (Documentation/benchmarks.rst).\n"
+"\n"
+"  all      limits + engine + lat + bw, a summary with ratios and target\n"
+"           checks (the default)\n"
+"  limits   cache-line ping-pong, getppid(), percs ioctls, memcpy bandwidth\n"
+"  engine   where one send's time goes: compose, kick, receive, one process\n"
+"  lat      ping-pong half round trip, FIFO and immediate sends, kick and poll\n"
+"  bw       one-way streaming bandwidth and message rate\n"
+"\n"
+"Options:\n"
+"  --quick           fewer iterations and shorter runs (make run, CI)\n"
+"  --iters N         latency round trips per case (default 10000; warm-up N/10)\n"
+"  --bw-time SECS    measured streaming time per bandwidth case (default 1)\n"
+"  --batch N         FIFO packets composed per trigger (default 16)\n"
+"  --fifo-size BYTES send and receive FIFO size of every window (default 65536)\n"
+"  --copy            bw: memcpy the payload into the FIFO (percs_send_compose)\n"
+"                    instead of leaving it in place (only headers written)\n"
+"  --hub-a N         hub of side A (default 0)\n"
+"  --hub-b M         hub of side B in the far pair (default: the last hub)\n"
+"  --kind fifo|imm   only this kind of send (lat, bw, engine)\n"
+"  --mode kick|poll  only this engine mode (lat, bw)\n"
+"  --pair near|far   only the same-hub (near) or the hub A/hub B (far) pair\n"
+"  --sizes N,N,...   only these payload sizes\n"
+"  --yield           sched_yield() while busy-polling (lets a polling engine\n"
+"                    run when it has no CPU of its own)\n"
+"  --timeout SECS    a wait without progress this long fails the case (default 10)\n"
+"  --json            one JSON document on stdout instead of tables\n"
+"  --plot FILE.png   plot latency and bandwidth with gnuplot, if installed\n"
+"  -q, --quiet       no progress on stderr\n"
+"  -h, --help        this text\n"
+"\n"
+"Exit status: 0 (targets are reported, not asserted), 1 the measurement\n"
+"could not run (module not loaded, ...), 2 bad usage.\n", f);
+}
+
+static void bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("percs-bench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'percs-bench --help'.\n", stderr);
+	exit(2);
+}
+
+static unsigned long parse_ulong(const char *opt, const char *s,
+				 unsigned long min, unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v < min || v > max)
+		bad_usage("%s: '%s' is not a number in [%lu, %lu]", opt, s, min,
+			  max);
+	return v;
+}
+
+static double parse_secs(const char *opt, const char *s, double min, double max)
+{
+	double v;
+	char *end;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= min && v <= max))
+		bad_usage("%s: '%s' is not a number of seconds in [%g, %g]", opt,
+			  s, min, max);
+	return v;
+}
+
+enum {
+	OPT_QUICK = 256, OPT_ITERS, OPT_BWTIME, OPT_BATCH, OPT_FIFO, OPT_COPY,
+	OPT_HUBA, OPT_HUBB, OPT_YIELD, OPT_TIMEOUT, OPT_JSON, OPT_PLOT,
+	OPT_KIND, OPT_MODE, OPT_PAIR, OPT_SIZES,
+};
+
+static const struct option long_opts[] = {
+	{ "quick", no_argument, NULL, OPT_QUICK },
+	{ "iters", required_argument, NULL, OPT_ITERS },
+	{ "bw-time", required_argument, NULL, OPT_BWTIME },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "fifo-size", required_argument, NULL, OPT_FIFO },
+	{ "copy", no_argument, NULL, OPT_COPY },
+	{ "hub-a", required_argument, NULL, OPT_HUBA },
+	{ "hub-b", required_argument, NULL, OPT_HUBB },
+	{ "yield", no_argument, NULL, OPT_YIELD },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "kind", required_argument, NULL, OPT_KIND },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "pair", required_argument, NULL, OPT_PAIR },
+	{ "sizes", required_argument, NULL, OPT_SIZES },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse_sizes(struct bench_cfg *cfg, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+
+	if (!copy)
+		bad_usage("out of memory");
+	cfg->nsizes = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (cfg->nsizes >= sizeof(cfg->sizes) / sizeof(cfg->sizes[0]))
+			bad_usage("--sizes: at most %zu sizes",
+				  sizeof(cfg->sizes) / sizeof(cfg->sizes[0]));
+		cfg->sizes[cfg->nsizes++] =
+			parse_ulong("--sizes", tok, 0, PERCS_MAX_PAYLOAD);
+	}
+	free(copy);
+	if (!cfg->nsizes)
+		bad_usage("--sizes: no size given");
+}
+
+static void record_cmdline(struct bench_cfg *cfg, int argc, char **argv)
+{
+	size_t off = 0;
+
+	for (int i = 0; i < argc && off < sizeof(cfg->cmdline) - 1; i++) {
+		int n = snprintf(cfg->cmdline + off, sizeof(cfg->cmdline) - off,
+				 "%s%s", i ? " " : "", argv[i]);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+static void describe_pair(struct bench_cfg *cfg, enum bench_pair p,
+			  unsigned int hub_a, unsigned int unit_a,
+			  unsigned int hub_b, unsigned int unit_b)
+{
+	struct pair_def *d = &cfg->pair[p];
+	unsigned int per = cfg->info.hubs_per_supernode ?
+			   cfg->info.hubs_per_supernode : 1;
+
+	d->valid = true;
+	d->hub[0] = hub_a;
+	d->unit[0] = unit_a;
+	d->hub[1] = hub_b;
+	d->unit[1] = unit_b;
+	d->sn[0] = hub_a / per;
+	d->sn[1] = hub_b / per;
+	if (hub_a == hub_b)
+		snprintf(d->name, sizeof(d->name), "%s",
+			 unit_a == unit_b ? "same-HFI" : "same-hub");
+	else if (d->sn[0] == d->sn[1])
+		snprintf(d->name, sizeof(d->name), "same-SN");
+	else
+		snprintf(d->name, sizeof(d->name), "cross-SN");
+}
+
+/* Find the system through HFI 0 of hub A; Return: 0 or exit status. */
+static int probe(struct bench_cfg *cfg)
+{
+	unsigned int hub_a = cfg->hub_a < 0 ? 0 : (unsigned int)cfg->hub_a;
+	struct percs_hfi *hfi;
+	struct stat st;
+	int ret;
+
+	ret = percs_hfi_open(hub_a, 0, &hfi);
+	if (ret == -ENOENT && cfg->hub_a > 0 && !stat("/dev/percs-hfi0", &st)) {
+		bad_usage("--hub-a %u: no such hub (/dev/percs-hfi%u is missing)",
+			  hub_a, hub_a * 2);
+	}
+	if (ret == -ENOENT) {
+		fprintf(stderr, "percs-bench: %s: /dev/percs-hfi%u not found\n"
+			"percs-bench: load the module first (insmod percs.ko, or "
+			"tools/vm/percs-vm --module percs.ko -- percs-bench)\n",
+			stat("/sys/module/percs", &st) ?
+			"the percs module is not loaded" :
+			"the percs module is loaded but its device is missing",
+			hub_a * 2);
+		return 1;
+	}
+	if (ret) {
+		fprintf(stderr, "percs-bench: open /dev/percs-hfi%u: %s\n",
+			hub_a * 2, percs_strerror(ret));
+		return 1;
+	}
+	ret = percs_hfi_info(hfi, &cfg->info);
+	percs_hfi_close(hfi);
+	if (ret) {
+		fprintf(stderr, "percs-bench: PERCS_IOC_HFI_INFO: %s\n",
+			percs_strerror(ret));
+		return 1;
+	}
+	if (hub_a >= cfg->info.nr_hubs)
+		bad_usage("--hub-a %u: the system has %u hubs", hub_a,
+			  cfg->info.nr_hubs);
+	if (cfg->hub_b >= 0 && (unsigned int)cfg->hub_b >= cfg->info.nr_hubs)
+		bad_usage("--hub-b %d: the system has %u hubs", cfg->hub_b,
+			  cfg->info.nr_hubs);
+	describe_pair(cfg, BP_NEAR, hub_a, 0, hub_a, 1);
+	if (cfg->hub_b >= 0)
+		describe_pair(cfg, BP_FAR, hub_a, 0, (unsigned int)cfg->hub_b, 0);
+	else if (cfg->info.nr_hubs > 1)
+		describe_pair(cfg, BP_FAR, hub_a, 0,
+			      hub_a == cfg->info.nr_hubs - 1 ? 0 :
+			      cfg->info.nr_hubs - 1, 0);
+	return 0;
+}
+
+static void header(FILE *f, const struct bench_cfg *cfg)
+{
+	fprintf(f, "percs-bench: %s, kernel %s, %d online CPU%s%s\n", cfg->date,
+		cfg->kernel, cfg->ncpus, cfg->ncpus == 1 ? "" : "s",
+		cfg->pin ? " (sides pinned to two CPUs)" : " (not pinned)");
+	fprintf(f, "system: %u supernodes x %u hubs = %u hubs, %u HFIs per hub\n",
+		cfg->info.nr_supernodes, cfg->info.hubs_per_supernode,
+		cfg->info.nr_hubs, cfg->info.hfis_per_hub);
+	for (int p = 0; p < BP_COUNT; p++) {
+		const struct pair_def *d = &cfg->pair[p];
+
+		if (d->valid)
+			fprintf(f, "pair %-9s hub %u HFI %u (SN %u) <-> hub %u HFI %u (SN %u)\n",
+				d->name, d->hub[0], d->unit[0], d->sn[0],
+				d->hub[1], d->unit[1], d->sn[1]);
+	}
+	fprintf(f, "command: %s\n", cfg->cmdline);
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench_cfg cfg;
+	static struct results res;
+	const char *what = "all";
+	bool iters_set = false, bw_set = false;
+	struct utsname u;
+	time_t now;
+	int c, ret;
+
+	cfg.hub_a = cfg.hub_b = -1;
+	cfg.lat_iters = 10000;
+	cfg.bw_secs = 1.0;
+	cfg.bw_batch = 16;
+	cfg.fifo_size = PERCS_FIFO_DEF_SIZE;
+	cfg.timeout_s = 10;
+	cfg.kinds = cfg.modes = cfg.pairs = ~0u;
+	record_cmdline(&cfg, argc, argv);
+
+	while ((c = getopt_long(argc, argv, "qh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_QUICK:
+			cfg.quick = true;
+			break;
+		case OPT_ITERS:
+			cfg.lat_iters = parse_ulong("--iters", optarg, 1, 10000000);
+			iters_set = true;
+			break;
+		case OPT_BWTIME:
+			cfg.bw_secs = parse_secs("--bw-time", optarg, 0.01, 3600);
+			bw_set = true;
+			break;
+		case OPT_BATCH:
+			cfg.bw_batch = parse_ulong("--batch", optarg, 1, 65536);
+			break;
+		case OPT_FIFO:
+			cfg.fifo_size = parse_ulong("--fifo-size", optarg,
+						    PERCS_FIFO_MIN_SIZE,
+						    PERCS_FIFO_MAX_SIZE);
+			if (cfg.fifo_size & (cfg.fifo_size - 1))
+				bad_usage("--fifo-size: %u is not a power of two",
+					  cfg.fifo_size);
+			break;
+		case OPT_COPY:
+			cfg.copy = true;
+			break;
+		case OPT_HUBA:
+			cfg.hub_a = (int)parse_ulong("--hub-a", optarg, 0, INT_MAX);
+			break;
+		case OPT_HUBB:
+			cfg.hub_b = (int)parse_ulong("--hub-b", optarg, 0, INT_MAX);
+			break;
+		case OPT_YIELD:
+			cfg.yield = true;
+			break;
+		case OPT_TIMEOUT:
+			cfg.timeout_s = parse_secs("--timeout", optarg, 0.1, 3600);
+			break;
+		case OPT_JSON:
+			cfg.json = true;
+			break;
+		case OPT_PLOT:
+			cfg.plot = optarg;
+			break;
+		case OPT_KIND:
+			if (!strcmp(optarg, "fifo"))
+				cfg.kinds = 1u << BK_FIFO;
+			else if (!strcmp(optarg, "imm"))
+				cfg.kinds = 1u << BK_IMM;
+			else
+				bad_usage("--kind: '%s' is not fifo or imm", optarg);
+			break;
+		case OPT_MODE:
+			if (!strcmp(optarg, "kick"))
+				cfg.modes = 1u << BM_KICK;
+			else if (!strcmp(optarg, "poll"))
+				cfg.modes = 1u << BM_POLL;
+			else
+				bad_usage("--mode: '%s' is not kick or poll", optarg);
+			break;
+		case OPT_PAIR:
+			if (!strcmp(optarg, "near") || !strcmp(optarg, "same-hub"))
+				cfg.pairs = 1u << BP_NEAR;
+			else if (!strcmp(optarg, "far"))
+				cfg.pairs = 1u << BP_FAR;
+			else
+				bad_usage("--pair: '%s' is not near or far", optarg);
+			break;
+		case OPT_SIZES:
+			parse_sizes(&cfg, optarg);
+			break;
+		case 'q':
+			progress_on = false;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fputs("Try 'percs-bench --help'.\n", stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		what = argv[optind++];
+	if (optind < argc)
+		bad_usage("unexpected argument '%s'", argv[optind]);
+	if (strcmp(what, "all") && strcmp(what, "limits") &&
+	    strcmp(what, "engine") && strcmp(what, "lat") && strcmp(what, "bw"))
+		bad_usage("unknown subcommand '%s'", what);
+
+	if (cfg.quick) {
+		if (!iters_set)
+			cfg.lat_iters = 1000;
+		if (!bw_set)
+			cfg.bw_secs = 0.15;
+		cfg.lat_budget_s = 0.3;
+	} else {
+		cfg.lat_budget_s = 3.0;
+	}
+	cfg.lat_warmup = cfg.lat_iters / 10;
+	cfg.bw_warm_secs = cfg.bw_secs / 4;
+	cfg.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	cfg.pin = cfg.ncpus >= 2 && allowed_cpus() >= 2;
+	cfg.job_key = BENCH_JOB_KEY_BASE | ((unsigned int)getpid() & 0xffffff);
+	progress_tty = isatty(STDERR_FILENO);
+	g_cfg = &cfg;
+	if (uname(&u) == 0)
+		snprintf(cfg.kernel, sizeof(cfg.kernel), "%s", u.release);
+	now = time(NULL);
+	strftime(cfg.date, sizeof(cfg.date), "%Y-%m-%d %H:%M:%S %Z",
+		 localtime(&now));
+
+	ret = probe(&cfg);
+	if (ret)
+		return ret;
+	/* Remember the allowed CPUs before the first pinning. */
+	ret = pin_self(-1);
+	if (ret) {
+		fprintf(stderr, "percs-bench: sched_getaffinity: %s\n",
+			strerror(-ret));
+		return 1;
+	}
+
+	if (!cfg.json)
+		header(stdout, &cfg);
+	if (!strcmp(what, "all") || !strcmp(what, "limits")) {
+		ret = run_limits(&cfg, &res.lim);
+		if (ret) {
+			fprintf(stderr, "percs-bench: limits: %s\n",
+				percs_strerror(ret));
+			return 1;
+		}
+		if (!cfg.json)
+			print_limits(stdout, &res.lim);
+	}
+	if (!strcmp(what, "all") || !strcmp(what, "engine")) {
+		ret = run_cost(&cfg, &res);
+		if (ret) {
+			fprintf(stderr, "percs-bench: engine: %s\n",
+				percs_strerror(ret));
+			return 1;
+		}
+		if (!cfg.json)
+			print_cost(stdout, &cfg, &res);
+	}
+	if (!strcmp(what, "all") || !strcmp(what, "lat")) {
+		if (run_lat(&cfg, &res)) {
+			fprintf(stderr, "percs-bench: out of memory\n");
+			return 1;
+		}
+		if (!cfg.json)
+			print_lat(stdout, &cfg, &res);
+	}
+	if (!strcmp(what, "all") || !strcmp(what, "bw")) {
+		run_bw(&cfg, &res);
+		if (!cfg.json)
+			print_bw(stdout, &cfg, &res);
+	}
+	if (!strcmp(what, "all")) {
+		run_targets(&cfg, &res);
+		run_limits_end(&cfg, &res.lim);
+	}
+	if (cfg.json)
+		print_json(stdout, &cfg, &res, what);
+	else
+		print_summary(stdout, &cfg, &res, what);
+	if (cfg.plot && write_plot(&cfg, &res, cfg.plot))
+		fprintf(stderr, "percs-bench: no plot written\n");
+	fflush(stdout);
+	return 0;
+}

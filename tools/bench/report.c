@@ -1,0 +1,851 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs-bench: tables, targets, JSON and the optional gnuplot PNG.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+/* --- formatting --- */
+
+static const char *fmt_ns(char *b, size_t n, double ns)
+{
+	if (ns < 1e4)
+		snprintf(b, n, "%.0f ns", ns);
+	else if (ns < 1e7)
+		snprintf(b, n, "%.2f us", ns / 1e3);
+	else
+		snprintf(b, n, "%.2f ms", ns / 1e6);
+	return b;
+}
+
+static const char *fmt_bps(char *b, size_t n, double bps)
+{
+	if (bps >= 1e9)
+		snprintf(b, n, "%.2f GB/s", bps / 1e9);
+	else
+		snprintf(b, n, "%.1f MB/s", bps / 1e6);
+	return b;
+}
+
+static const char *fmt_pps(char *b, size_t n, double pps)
+{
+	if (pps >= 1e6)
+		snprintf(b, n, "%.2f Mpkt/s", pps / 1e6);
+	else
+		snprintf(b, n, "%.1f kpkt/s", pps / 1e3);
+	return b;
+}
+
+static const char *size_label(unsigned int size)
+{
+	if (size == PERCS_MAX_PAYLOAD)
+		return "max packet";
+	if (size == PERCS_IMM_PAYLOAD)
+		return "max immediate";
+	return "";
+}
+
+static const char *payload_mode(const struct bw_result *b)
+{
+	if (b->kind == BK_IMM)
+		return "icswx";
+	return b->copy ? "copy" : "in-place";
+}
+
+/* --- lookups and targets --- */
+
+static const struct lat_result *find_lat(const struct results *r,
+					 enum bench_kind k, enum bench_mode m,
+					 enum bench_pair p, unsigned int size)
+{
+	for (unsigned int i = 0; i < r->nlat; i++) {
+		const struct lat_result *l = &r->lat[i];
+
+		if (l->kind == k && l->mode == m && l->pair == p &&
+		    l->size == size && !l->err && l->st.iters)
+			return l;
+	}
+	return NULL;
+}
+
+static const struct bw_result *find_bw(const struct results *r,
+				       enum bench_kind k, enum bench_mode m,
+				       enum bench_pair p, unsigned int size)
+{
+	for (unsigned int i = 0; i < r->nbw; i++) {
+		const struct bw_result *b = &r->bw[i];
+
+		if (b->kind == k && b->mode == m && b->pair == p &&
+		    b->size == size && !b->err && b->packets)
+			return b;
+	}
+	return NULL;
+}
+
+/* --- text tables --- */
+
+static void noise_note(FILE *f, const struct limits *lim);
+
+void print_limits(FILE *f, const struct limits *lim)
+{
+	char a[32], b[32];
+
+	if (!lim->done)
+		return;
+	fprintf(f, "\nLimits (this VM, this run)\n");
+	fprintf(f, "  %-44s %12s  (p99 %s, %u iterations)\n",
+		"cache-line ping-pong, half round trip",
+		fmt_ns(a, sizeof(a), lim->cacheline.median_ns),
+		fmt_ns(b, sizeof(b), lim->cacheline.p99_ns),
+		lim->cacheline.iters);
+	fprintf(f, "  %-44s %12s\n", "getppid() round trip (system call)",
+		fmt_ns(a, sizeof(a), lim->getppid_ns));
+	fprintf(f, "  %-44s %12s\n", "ioctl PERCS_IOC_HFI_INFO",
+		fmt_ns(a, sizeof(a), lim->ioctl_info_ns));
+	fprintf(f, "  %-44s %12s\n", "ioctl PERCS_IOC_KICK, nothing to send",
+		fmt_ns(a, sizeof(a), lim->ioctl_kick_ns));
+	if (lim->ioctl_null_ns > 0)
+		fprintf(f, "  %-44s %12s  (VFS ioctl path alone; diagnostic)\n",
+			"ioctl refused by /dev/null (ENOTTY)",
+			fmt_ns(a, sizeof(a), lim->ioctl_null_ns));
+	fprintf(f, "  %-44s %12s\n", "clock_gettime(CLOCK_MONOTONIC)",
+		fmt_ns(a, sizeof(a), lim->clock_ns));
+	fprintf(f, "  %-44s %12s  <- bandwidth limit\n",
+		"memcpy 2 KiB chunks, 64 KiB (cache-resident)",
+		fmt_bps(a, sizeof(a), lim->memcpy_cache_bps));
+	fprintf(f, "  %-44s %12s\n", "memcpy 2 KiB chunks, 8 MiB (memory)",
+		fmt_bps(a, sizeof(a), lim->memcpy_stream_bps));
+	if (lim->movsb_cache_bps > 0)
+		fprintf(f, "  %-44s %12s  (the kernel's memcpy; diagnostic)\n",
+			"rep movsb 2 KiB chunks, 64 KiB",
+			fmt_bps(a, sizeof(a), lim->movsb_cache_bps));
+	noise_note(f, lim);
+}
+
+/* Cross-CPU figures are meaningless while the host deschedules vCPUs. */
+static void noise_note(FILE *f, const struct limits *lim)
+{
+	double d = lim->cl_disturbed;
+
+	if (lim->end_done && lim->cl_end_disturbed > d)
+		d = lim->cl_end_disturbed;
+	if (d < 0.01)
+		return;
+	fprintf(f, "  WARNING: %.0f%% of the cache-line round trips took over 200 us: a vCPU\n"
+		"  was not running (the host is busy).  Two-process figures of this run\n"
+		"  are disturbed; the single-process engine table is the least affected.\n",
+		d * 100);
+}
+
+static void poll_note(FILE *f, const struct bench_cfg *cfg)
+{
+	fprintf(f, "  poll mode measured on %d online CPU%s", cfg->ncpus,
+		cfg->ncpus == 1 ? "" : "s");
+	if (cfg->ncpus < 4)
+		fprintf(f, ": each pair has two busy-polling processes and two\n"
+			"  HFI polling threads (one per HFI), so a polling thread has no core\n"
+			"  of its own and poll-mode figures include scheduler time slices\n");
+	else
+		fprintf(f, "\n");
+}
+
+void print_lat(FILE *f, const struct bench_cfg *cfg, const struct results *r)
+{
+	const struct limits *lim = &r->lim;
+	char a[32], b[32];
+
+	if (!r->nlat)
+		return;
+	fprintf(f, "\nLatency: half round trip, ping-pong between two processes%s\n",
+		cfg->pin ? " pinned to two CPUs" : " (not pinned: 1 CPU)");
+	fprintf(f, "  %-4s %-4s %-9s %5s %-13s %11s %11s %8s %7s %6s\n", "kind",
+		"mode", "pair", "bytes", "", "median", "p99",
+		lim->done ? "x cl" : "", "iters", ">200us");
+	for (unsigned int i = 0; i < r->nlat; i++) {
+		const struct lat_result *l = &r->lat[i];
+
+		fprintf(f, "  %-4s %-4s %-9s %5u %-13s ", kind_name(l->kind),
+			mode_name(l->mode), cfg->pair[l->pair].name, l->size,
+			size_label(l->size));
+		if (l->err || !l->st.iters) {
+			fprintf(f, "FAILED: %s\n", l->errmsg);
+			continue;
+		}
+		fprintf(f, "%11s %11s ", fmt_ns(a, sizeof(a), l->st.median_ns),
+			fmt_ns(b, sizeof(b), l->st.p99_ns));
+		if (lim->done && lim->cacheline.median_ns > 0)
+			fprintf(f, "%7.1fx", l->st.median_ns /
+				lim->cacheline.median_ns);
+		else
+			fprintf(f, "%8s", "");
+		fprintf(f, " %7u %5.0f%%\n", l->st.iters, l->disturbed * 100);
+	}
+	if (lim->done)
+		fprintf(f, "  x cl: median / cache-line half round trip (%s)\n",
+			fmt_ns(a, sizeof(a), lim->cacheline.median_ns));
+	fprintf(f, "  >200us: round trips over 200 us; in kick mode these are a vCPU the\n"
+		"  host did not run (a busy host), not percs\n");
+	poll_note(f, cfg);
+}
+
+void print_bw(FILE *f, const struct bench_cfg *cfg, const struct results *r)
+{
+	const struct limits *lim = &r->lim;
+	char a[32], b[32];
+
+	if (!r->nbw)
+		return;
+	fprintf(f, "\nBandwidth: one-way streaming, payload bytes/s; FIFO payload %s\n",
+		cfg->copy ? "copied into the FIFO by percs_send_compose() (--copy)" :
+		"composed in place in the send FIFO (only headers written)");
+	fprintf(f, "  %-4s %-4s %-9s %5s %-8s %12s %14s %8s %8s %9s\n", "kind",
+		"mode", "pair", "bytes", "payload", "bandwidth", "rate",
+		lim->done ? "x memcpy" : "", lim->done ? "x mem" : "",
+		"full/blk");
+	for (unsigned int i = 0; i < r->nbw; i++) {
+		const struct bw_result *w = &r->bw[i];
+
+		fprintf(f, "  %-4s %-4s %-9s %5u %-8s ", kind_name(w->kind),
+			mode_name(w->mode), cfg->pair[w->pair].name, w->size,
+			payload_mode(w));
+		if (w->err || !w->packets) {
+			fprintf(f, "FAILED: %s\n",
+				w->err ? w->errmsg : "no packets counted");
+			continue;
+		}
+		fprintf(f, "%12s %14s", fmt_bps(a, sizeof(a), w->bps),
+			fmt_pps(b, sizeof(b), w->pps));
+		if (lim->done && lim->memcpy_cache_bps > 0)
+			fprintf(f, " %7.3fx %7.3fx", w->bps / lim->memcpy_cache_bps,
+				w->bps / lim->memcpy_stream_bps);
+		else
+			fprintf(f, " %8s %8s", "", "");
+		if (w->kind == BK_FIFO)
+			fprintf(f, " %3.0f%%/%llu", w->room_wait_frac * 100,
+				(unsigned long long)w->send_blocked);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "  full/blk: time the sender found its send FIFO full / times the engine\n"
+		"  held its FIFO because the receiver's was full (status page send_blocked)\n");
+	if (lim->done)
+		fprintf(f, "  x memcpy: / memcpy 64 KiB cache-resident (%s); x mem: / memcpy 8 MiB (%s)\n",
+			fmt_bps(a, sizeof(a), lim->memcpy_cache_bps),
+			fmt_bps(b, sizeof(b), lim->memcpy_stream_bps));
+	poll_note(f, cfg);
+}
+
+static const struct cost_result *find_cost(const struct results *r,
+					   enum bench_kind k, unsigned int size,
+					   bool batched)
+{
+	for (unsigned int i = 0; i < r->ncost; i++) {
+		const struct cost_result *c = &r->cost[i];
+
+		if (c->kind == k && c->size == size && !c->err &&
+		    (c->batch > 1) == batched)
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * Per-byte cost from the batched rows: the slope between the smallest and
+ * the largest FIFO payload.  Return: ns per byte, or 0 if not measured.
+ */
+static double cost_slope(const struct results *r, bool kick)
+{
+	const struct cost_result *lo = find_cost(r, BK_FIFO, 64, true);
+	const struct cost_result *hi = find_cost(r, BK_FIFO, PERCS_MAX_PAYLOAD, true);
+	double d;
+
+	if (!lo || !hi)
+		return 0;
+	d = kick ? hi->kick_ns - lo->kick_ns : hi->compose_ns - lo->compose_ns;
+	return d > 0 ? d / (PERCS_MAX_PAYLOAD - 64) : 0;
+}
+
+void print_cost(FILE *f, const struct bench_cfg *cfg, const struct results *r)
+{
+	const struct pair_def *d = &cfg->pair[BP_NEAR];
+	char a[32], b[32], c[32], e[32];
+	double slope;
+
+	if (!r->ncost)
+		return;
+	fprintf(f, "\nEngine cost: one process, kick mode, hub %u HFI %u -> HFI %u, per packet\n",
+		d->hub[0], d->unit[0], d->unit[1]);
+	fprintf(f, "  (medians; no cross-CPU traffic: the least host-sensitive figures)\n");
+	fprintf(f, "  %-4s %5s %5s %11s %11s %11s %12s\n", "kind", "bytes", "batch",
+		"compose", "kick", "receive", "kick B/s");
+	for (unsigned int i = 0; i < r->ncost; i++) {
+		const struct cost_result *x = &r->cost[i];
+
+		fprintf(f, "  %-4s %5u %5u ", kind_name(x->kind), x->size, x->batch);
+		if (x->err) {
+			fprintf(f, "FAILED: %s\n", percs_strerror(x->err));
+			continue;
+		}
+		fprintf(f, "%11s %11s %11s %12s\n",
+			x->kind == BK_IMM ? "-" : fmt_ns(a, sizeof(a), x->compose_ns),
+			fmt_ns(b, sizeof(b), x->kick_ns),
+			fmt_ns(c, sizeof(c), x->recv_ns),
+			fmt_bps(e, sizeof(e), x->size * 1e9 / x->kick_ns));
+	}
+	fprintf(f, "  compose: percs_send_compose() (user copy into the send FIFO); kick:\n"
+		"  percs_send_trigger() = trigger store + PERCS_IOC_KICK, the engine routing\n"
+		"  and copying into the receive FIFO (imm: one percs_icswx() call);\n"
+		"  receive: peek + consume + credit\n");
+	slope = cost_slope(r, true);
+	if (slope > 0) {
+		fprintf(f, "  engine per-byte cost %.3f ns/B = %s", slope,
+			fmt_bps(a, sizeof(a), 1e9 / slope));
+		if (r->lim.done)
+			fprintf(f, " (memcpy %s, rep movsb %s)",
+				fmt_bps(b, sizeof(b), r->lim.memcpy_cache_bps),
+				fmt_bps(c, sizeof(c), r->lim.movsb_cache_bps));
+		fprintf(f, "\n");
+	}
+	slope = cost_slope(r, false);
+	if (slope > 0)
+		fprintf(f, "  compose per-byte cost %.3f ns/B = %s\n", slope,
+			fmt_bps(a, sizeof(a), 1e9 / slope));
+}
+
+static void sum_lat(FILE *f, const struct bench_cfg *cfg, const struct results *r,
+		    enum bench_kind k, enum bench_mode m, enum bench_pair p,
+		    unsigned int size)
+{
+	const struct lat_result *l = find_lat(r, k, m, p, size);
+	char name[64], a[32], b[32];
+
+	if (!l)
+		return;
+	snprintf(name, sizeof(name), "lat %s %s %s %u B", kind_name(k),
+		 mode_name(m), cfg->pair[p].name, size);
+	fprintf(f, "  %-36s %12s  %-22s %12s %8.1fx\n", name,
+		fmt_ns(a, sizeof(a), l->st.median_ns), "cache-line half RTT",
+		fmt_ns(b, sizeof(b), r->lim.cacheline.median_ns),
+		l->st.median_ns / r->lim.cacheline.median_ns);
+}
+
+static void sum_bw(FILE *f, const struct bench_cfg *cfg, const struct results *r,
+		   enum bench_kind k, enum bench_mode m, enum bench_pair p,
+		   unsigned int size)
+{
+	const struct bw_result *w = find_bw(r, k, m, p, size);
+	char name[64], a[32], b[32];
+
+	if (!w)
+		return;
+	snprintf(name, sizeof(name), "bw %s %s %s %u B", kind_name(k),
+		 mode_name(m), cfg->pair[p].name, size);
+	fprintf(f, "  %-36s %12s  %-22s %12s %8.3fx\n", name,
+		fmt_bps(a, sizeof(a), w->bps), "memcpy 64 KiB",
+		fmt_bps(b, sizeof(b), r->lim.memcpy_cache_bps),
+		w->bps / r->lim.memcpy_cache_bps);
+}
+
+/* The single-process engine rows that bound the two-process figures. */
+static void sum_cost(FILE *f, const struct results *r)
+{
+	const struct cost_result *imm = find_cost(r, BK_IMM, 8, false);
+	const struct cost_result *big = find_cost(r, BK_FIFO, PERCS_MAX_PAYLOAD, true);
+	char a[32], b[32];
+
+	if (imm)
+		fprintf(f, "  %-36s %12s  %-22s %12s %8.1fx\n",
+			"engine: one icswx 8 B (with kick)",
+			fmt_ns(a, sizeof(a), imm->kick_ns), "getppid",
+			fmt_ns(b, sizeof(b), r->lim.getppid_ns),
+			imm->kick_ns / r->lim.getppid_ns);
+	if (big)
+		fprintf(f, "  %-36s %12s  %-22s %12s %8.3fx\n",
+			"engine: FIFO 2016 B batched, 1 proc",
+			fmt_bps(a, sizeof(a), PERCS_MAX_PAYLOAD * 1e9 / big->kick_ns),
+			"memcpy 64 KiB",
+			fmt_bps(b, sizeof(b), r->lim.memcpy_cache_bps),
+			PERCS_MAX_PAYLOAD * 1e9 / big->kick_ns / r->lim.memcpy_cache_bps);
+}
+
+static const char *fmt_val(char *b, size_t n, const struct target *t, double v)
+{
+	return strcmp(t->unit, "ns") ? fmt_bps(b, n, v) : fmt_ns(b, n, v);
+}
+
+/**
+ * print_summary() - headline figures with their limits, and the targets
+ * @f: output
+ * @cfg: configuration
+ * @r: results (limits, lat and bw must all have run)
+ * @what: the subcommand
+ */
+void print_summary(FILE *f, const struct bench_cfg *cfg,
+		   const struct results *r, const char *what)
+{
+	char a[32], b[32];
+
+	if (strcmp(what, "all") || !r->lim.done)
+		return;
+	fprintf(f, "\nSummary (figure, relevant limit, ratio figure/limit)\n");
+	sum_cost(f, r);
+	for (int p = 0; p < BP_COUNT; p++) {
+		if (!cfg->pair[p].valid)
+			continue;
+		for (int m = BM_KICK; m <= BM_POLL; m++) {
+			sum_lat(f, cfg, r, BK_IMM, m, p, 8);
+			sum_lat(f, cfg, r, BK_FIFO, m, p, 8);
+			sum_lat(f, cfg, r, BK_IMM, m, p, PERCS_IMM_PAYLOAD);
+			sum_lat(f, cfg, r, BK_FIFO, m, p, PERCS_MAX_PAYLOAD);
+			sum_bw(f, cfg, r, BK_FIFO, m, p, PERCS_MAX_PAYLOAD);
+			sum_bw(f, cfg, r, BK_IMM, m, p, PERCS_IMM_PAYLOAD);
+		}
+	}
+
+	fprintf(f, "\nTargets (reported, not asserted): median over up to %u interleaved\n"
+		"rounds, each measuring the figure and its bound back to back\n",
+		r->tgt_rounds);
+	for (unsigned int i = 0; i < r->ntgt; i++) {
+		const struct target *t = &r->tgt[i];
+
+		if (!t->avail) {
+			fprintf(f, "  [N/A ] (%d) %-9s %s: not measured\n", t->id,
+				cfg->pair[t->pair].name, t->desc);
+			continue;
+		}
+		fprintf(f, "  [%s] (%d) %-9s %s\n         %s vs bound %s: ratio %.2f "
+			"(%u of %u rounds: %.2f..%.2f)%s\n",
+			t->pass ? "PASS" : "FAIL", t->id, cfg->pair[t->pair].name,
+			t->desc, fmt_val(a, sizeof(a), t, t->value),
+			fmt_val(b, sizeof(b), t, t->bound), t->ratio, t->rounds,
+			t->attempts, t->ratio_min, t->ratio_max,
+			t->higher_better ? ", >= 1 passes" : ", <= 1 passes");
+	}
+	fprintf(f, "  bounds from: getppid %s, cache-line half RTT %s, ",
+		fmt_ns(a, sizeof(a), r->lim.getppid_ns),
+		fmt_ns(b, sizeof(b), r->lim.cacheline.median_ns));
+	fprintf(f, "memcpy 64 KiB %s\n",
+		fmt_bps(a, sizeof(a), r->lim.memcpy_cache_bps));
+	if (r->lim.end_done) {
+		double x = r->lim.cacheline_end.median_ns /
+			   r->lim.cacheline.median_ns;
+
+		fprintf(f, "  cache-line half RTT at the end of the run: %s (%.2fx the start)%s\n",
+			fmt_ns(a, sizeof(a), r->lim.cacheline_end.median_ns), x,
+			x > 2 || x < 0.5 ? ": the host's load changed during the run" : "");
+	}
+	noise_note(f, &r->lim);
+}
+
+/* --- JSON --- */
+
+static void jstr(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void jnum(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	else
+		fputs("null", f);
+}
+
+static void jkey(FILE *f, const char *k)
+{
+	jstr(f, k);
+	fputs(": ", f);
+}
+
+static void jlat_stats(FILE *f, const struct lat_stats *s)
+{
+	fputs("\"median_ns\": ", f);
+	jnum(f, s->median_ns);
+	fputs(", \"p99_ns\": ", f);
+	jnum(f, s->p99_ns);
+	fputs(", \"min_ns\": ", f);
+	jnum(f, s->min_ns);
+	fputs(", \"mean_ns\": ", f);
+	jnum(f, s->mean_ns);
+	fprintf(f, ", \"iters\": %u", s->iters);
+}
+
+static void jerr(FILE *f, int err, const char *msg)
+{
+	fputs(", \"error\": ", f);
+	if (err) {
+		jstr(f, msg);
+		fprintf(f, ", \"errno\": %d", -err);
+	} else {
+		fputs("null", f);
+	}
+}
+
+/**
+ * print_json() - everything as one JSON document
+ * @f: output
+ * @cfg: configuration
+ * @r: results
+ * @what: the subcommand
+ */
+void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
+		const char *what)
+{
+	const struct limits *lim = &r->lim;
+	bool first;
+
+	fputs("{\n  \"tool\": \"percs-bench\",\n  \"format\": 1,\n  ", f);
+	jkey(f, "subcommand");
+	jstr(f, what);
+	fputs(",\n  ", f);
+	jkey(f, "date");
+	jstr(f, cfg->date);
+	fputs(",\n  ", f);
+	jkey(f, "kernel");
+	jstr(f, cfg->kernel);
+	fputs(",\n  ", f);
+	jkey(f, "command");
+	jstr(f, cfg->cmdline);
+	fprintf(f, ",\n  \"online_cpus\": %d,\n  \"pinned\": %s,\n", cfg->ncpus,
+		cfg->pin ? "true" : "false");
+	fprintf(f, "  \"config\": {\"quick\": %s, \"lat_iters\": %u, \"lat_warmup\": %u, "
+		"\"lat_budget_s\": ", cfg->quick ? "true" : "false",
+		cfg->lat_iters, cfg->lat_warmup);
+	jnum(f, cfg->lat_budget_s);
+	fputs(", \"bw_secs\": ", f);
+	jnum(f, cfg->bw_secs);
+	fputs(", \"bw_warm_secs\": ", f);
+	jnum(f, cfg->bw_warm_secs);
+	fprintf(f, ", \"bw_batch\": %u, \"fifo_size\": %u, \"fifo_payload\": \"%s\", "
+		"\"yield\": %s, \"job_key\": %u},\n", cfg->bw_batch,
+		cfg->fifo_size, cfg->copy ? "copy" : "in-place",
+		cfg->yield ? "true" : "false", cfg->job_key);
+	fprintf(f, "  \"topology\": {\"supernodes\": %u, \"hubs_per_supernode\": %u, "
+		"\"hubs\": %u, \"hfis_per_hub\": %u},\n", cfg->info.nr_supernodes,
+		cfg->info.hubs_per_supernode, cfg->info.nr_hubs,
+		cfg->info.hfis_per_hub);
+	fputs("  \"pairs\": [", f);
+	first = true;
+	for (int p = 0; p < BP_COUNT; p++) {
+		const struct pair_def *d = &cfg->pair[p];
+
+		if (!d->valid)
+			continue;
+		fprintf(f, "%s\n    {\"name\": \"%s\", \"a\": {\"hub\": %u, \"hfi\": %u, "
+			"\"supernode\": %u}, \"b\": {\"hub\": %u, \"hfi\": %u, "
+			"\"supernode\": %u}}", first ? "" : ",", d->name, d->hub[0],
+			d->unit[0], d->sn[0], d->hub[1], d->unit[1], d->sn[1]);
+		first = false;
+	}
+	fputs("\n  ],\n  \"limits\": ", f);
+	if (lim->done) {
+		fputs("{\n    \"cacheline_half_rtt\": {", f);
+		jlat_stats(f, &lim->cacheline);
+		fputs("},\n    \"getppid_ns\": ", f);
+		jnum(f, lim->getppid_ns);
+		fputs(",\n    \"ioctl_hfi_info_ns\": ", f);
+		jnum(f, lim->ioctl_info_ns);
+		fputs(",\n    \"ioctl_kick_empty_ns\": ", f);
+		jnum(f, lim->ioctl_kick_ns);
+		fputs(",\n    \"ioctl_enotty_dev_null_ns\": ", f);
+		jnum(f, lim->ioctl_null_ns > 0 ? lim->ioctl_null_ns : NAN);
+		fputs(",\n    \"clock_gettime_ns\": ", f);
+		jnum(f, lim->clock_ns);
+		fputs(",\n    \"memcpy_cache_bytes_per_s\": ", f);
+		jnum(f, lim->memcpy_cache_bps);
+		fputs(",\n    \"memcpy_stream_bytes_per_s\": ", f);
+		jnum(f, lim->memcpy_stream_bps);
+		fputs(",\n    \"movsb_cache_bytes_per_s\": ", f);
+		if (lim->movsb_cache_bps > 0)
+			jnum(f, lim->movsb_cache_bps);
+		else
+			fputs("null", f);
+		fputs(",\n    \"cacheline_disturbed_fraction\": ", f);
+		jnum(f, lim->cl_disturbed);
+		fputs(",\n    \"cacheline_half_rtt_end\": ", f);
+		if (lim->end_done) {
+			fputc('{', f);
+			jlat_stats(f, &lim->cacheline_end);
+			fputs(", \"disturbed_fraction\": ", f);
+			jnum(f, lim->cl_end_disturbed);
+			fputc('}', f);
+		} else {
+			fputs("null", f);
+		}
+		fputs(",\n    \"bandwidth_limit\": \"memcpy_cache_bytes_per_s\"\n  }", f);
+	} else {
+		fputs("null", f);
+	}
+
+	fputs(",\n  \"engine\": [", f);
+	for (unsigned int i = 0; i < r->ncost; i++) {
+		const struct cost_result *x = &r->cost[i];
+
+		fprintf(f, "%s\n    {\"kind\": \"%s\", \"payload\": %u, \"batch\": %u, "
+			"\"compose_ns\": ", i ? "," : "", kind_name(x->kind),
+			x->size, x->batch);
+		jnum(f, x->err || x->kind == BK_IMM ? NAN : x->compose_ns);
+		fputs(", \"kick_ns\": ", f);
+		jnum(f, x->err ? NAN : x->kick_ns);
+		fputs(", \"receive_ns\": ", f);
+		jnum(f, x->err ? NAN : x->recv_ns);
+		jerr(f, x->err, x->err ? percs_strerror(x->err) : "");
+		fputc('}', f);
+	}
+	fputs("\n  ],\n  \"engine_ns_per_byte\": ", f);
+	jnum(f, cost_slope(r, true) > 0 ? cost_slope(r, true) : NAN);
+	fputs(",\n  \"latency\": [", f);
+	for (unsigned int i = 0; i < r->nlat; i++) {
+		const struct lat_result *l = &r->lat[i];
+
+		fprintf(f, "%s\n    {\"kind\": \"%s\", \"mode\": \"%s\", \"pair\": \"%s\", "
+			"\"payload\": %u, \"label\": \"%s\", ", i ? "," : "",
+			kind_name(l->kind), mode_name(l->mode),
+			cfg->pair[l->pair].name, l->size, size_label(l->size));
+		jlat_stats(f, &l->st);
+		fputs(", \"disturbed_fraction\": ", f);
+		jnum(f, l->disturbed);
+		fputs(", \"ratio_cacheline\": ", f);
+		if (lim->done && !l->err && l->st.iters)
+			jnum(f, l->st.median_ns / lim->cacheline.median_ns);
+		else
+			fputs("null", f);
+		jerr(f, l->err, l->errmsg);
+		fputc('}', f);
+	}
+	fputs("\n  ],\n  \"bandwidth\": [", f);
+	for (unsigned int i = 0; i < r->nbw; i++) {
+		const struct bw_result *w = &r->bw[i];
+		bool ok = !w->err && w->packets;
+
+		fprintf(f, "%s\n    {\"kind\": \"%s\", \"mode\": \"%s\", \"pair\": \"%s\", "
+			"\"payload\": %u, \"label\": \"%s\", \"payload_mode\": \"%s\", "
+			"\"bytes\": %llu, \"packets\": %llu, \"seconds\": ",
+			i ? "," : "", kind_name(w->kind), mode_name(w->mode),
+			cfg->pair[w->pair].name, w->size, size_label(w->size),
+			payload_mode(w), (unsigned long long)w->bytes,
+			(unsigned long long)w->packets);
+		jnum(f, w->secs);
+		fputs(", \"bytes_per_s\": ", f);
+		jnum(f, ok ? w->bps : NAN);
+		fputs(", \"packets_per_s\": ", f);
+		jnum(f, ok ? w->pps : NAN);
+		fprintf(f, ", \"sender_fifo_full_waits\": %llu, \"sender_fifo_full_fraction\": ",
+			(unsigned long long)w->room_waits);
+		jnum(f, w->room_wait_frac);
+		fprintf(f, ", \"send_blocked\": %llu", (unsigned long long)w->send_blocked);
+		fputs(", \"ratio_memcpy_cache\": ", f);
+		jnum(f, ok && lim->done ? w->bps / lim->memcpy_cache_bps : NAN);
+		fputs(", \"ratio_memcpy_stream\": ", f);
+		jnum(f, ok && lim->done ? w->bps / lim->memcpy_stream_bps : NAN);
+		jerr(f, w->err, w->errmsg);
+		fputc('}', f);
+	}
+	fprintf(f, "\n  ],\n  \"target_rounds\": %u,\n  \"targets\": [", r->tgt_rounds);
+	for (unsigned int i = 0; i < r->ntgt; i++) {
+		const struct target *t = &r->tgt[i];
+
+		fprintf(f, "%s\n    {\"id\": %d, \"pair\": \"%s\", \"description\": ",
+			i ? "," : "", t->id, cfg->pair[t->pair].name);
+		jstr(f, t->desc);
+		fprintf(f, ", \"unit\": \"%s\", \"value\": ", t->unit);
+		jnum(f, t->avail ? t->value : NAN);
+		fputs(", \"bound\": ", f);
+		jnum(f, t->avail ? t->bound : NAN);
+		fputs(", \"ratio\": ", f);
+		jnum(f, t->avail ? t->ratio : NAN);
+		fputs(", \"ratio_min\": ", f);
+		jnum(f, t->avail ? t->ratio_min : NAN);
+		fputs(", \"ratio_max\": ", f);
+		jnum(f, t->avail ? t->ratio_max : NAN);
+		fprintf(f, ", \"rounds\": %u, \"attempts\": %u, \"result\": \"%s\"}",
+			t->rounds, t->attempts,
+			!t->avail ? "n/a" : t->pass ? "pass" : "fail");
+	}
+	fputs("\n  ],\n  \"notes\": [", f);
+	fprintf(f, "\n    \"latency is half of the median/p99 round trip; bandwidth counts "
+		"payload bytes between the receiver's MARK and END arrivals\",");
+	fprintf(f, "\n    \"poll mode on %d online CPUs%s\"", cfg->ncpus,
+		cfg->ncpus < 4 ? ": the HFI polling threads share the CPUs with the "
+		"two busy-polling processes" : "");
+	fputs("\n  ]\n}\n", f);
+}
+
+/* --- gnuplot --- */
+
+static bool have_gnuplot(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (!path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+
+		if (len && len < sizeof(buf) - 10) {
+			memcpy(buf, path, len);
+			strcpy(buf + len, "/gnuplot");
+			if (!access(buf, X_OK))
+				return true;
+		}
+		if (!end)
+			break;
+		path = end + 1;
+	}
+	return false;
+}
+
+/*
+ * One data block per series, separated by two blank lines (gnuplot's
+ * "index"); Return: the number of blocks written.
+ */
+static int write_series(FILE *d, FILE *cmd, const struct bench_cfg *cfg,
+			const struct results *r, bool bw, const char *datafile)
+{
+	int idx = 0;
+
+	for (int p = 0; p < BP_COUNT; p++) {
+		for (int m = BM_KICK; m <= BM_POLL; m++) {
+			for (int k = BK_FIFO; k <= BK_IMM; k++) {
+				int pts = 0;
+
+				for (unsigned int i = 0; i < (bw ? r->nbw : r->nlat); i++) {
+					double x, y;
+
+					if (bw) {
+						const struct bw_result *w = &r->bw[i];
+
+						if ((int)w->pair != p || (int)w->mode != m ||
+						    (int)w->kind != k || w->err || !w->packets)
+							continue;
+						x = w->size;
+						y = w->bps / 1e6;
+					} else {
+						const struct lat_result *l = &r->lat[i];
+
+						if ((int)l->pair != p || (int)l->mode != m ||
+						    (int)l->kind != k || l->err || !l->st.iters)
+							continue;
+						x = l->size;
+						y = l->st.median_ns / 1e3;
+					}
+					fprintf(d, "%g %g\n", x, y);
+					pts++;
+				}
+				if (!pts)
+					continue;
+				fprintf(d, "\n\n");
+				fprintf(cmd, "%s'%s' index %d using 1:2 with linespoints title '%s %s %s'",
+					idx ? ", " : "plot ", datafile, idx,
+					kind_name(k), mode_name(m), cfg->pair[p].name);
+				idx++;
+			}
+		}
+	}
+	if (idx)
+		fprintf(cmd, "\n");
+	return idx;
+}
+
+/**
+ * write_plot() - latency and bandwidth against payload size, as a PNG
+ * @cfg: configuration
+ * @r: results
+ * @path: the PNG to write
+ *
+ * Needs gnuplot in PATH; without it, says so on stderr and returns 0.
+ * Return: 0 or -errno.
+ */
+int write_plot(const struct bench_cfg *cfg, const struct results *r,
+	       const char *path)
+{
+	char dir[] = "/tmp/percs-bench.XXXXXX";
+	char latf[64], bwf[64], cmdf[64], run[256];
+	FILE *lat = NULL, *bw = NULL, *cmd = NULL;
+	int ret = 0, status;
+
+	if (!have_gnuplot()) {
+		fprintf(stderr, "percs-bench: gnuplot not found in PATH: no plot "
+			"(install gnuplot-nox)\n");
+		return 0;
+	}
+	if (!mkdtemp(dir))
+		return -errno;
+	snprintf(latf, sizeof(latf), "%s/lat.dat", dir);
+	snprintf(bwf, sizeof(bwf), "%s/bw.dat", dir);
+	snprintf(cmdf, sizeof(cmdf), "%s/plot.gp", dir);
+	lat = fopen(latf, "w");
+	bw = fopen(bwf, "w");
+	cmd = fopen(cmdf, "w");
+	if (!lat || !bw || !cmd) {
+		ret = -errno;
+		goto out;
+	}
+	fputs("set terminal png size 1400,600\n", cmd);
+	fputs("set output '", cmd);
+	for (const char *s = path; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', cmd);	/* '' inside a single-quoted string */
+		fputc(*s, cmd);
+	}
+	fputs("'\n", cmd);
+	fprintf(cmd, "set multiplot layout 1,2 title 'percs-bench, %s, %d CPUs, %s'\n",
+		cfg->kernel, cfg->ncpus, cfg->date);
+	fputs("set logscale xy\nset grid\nset key top left font ',8'\n"
+	      "set xlabel 'payload (bytes)'\nset ylabel 'half round trip, median (us)'\n"
+	      "set title 'latency'\n", cmd);
+	if (!write_series(lat, cmd, cfg, r, false, latf))
+		fputs("plot 0 notitle\n", cmd);
+	fputs("set ylabel 'payload bandwidth (MB/s)'\nset title 'one-way streaming'\n", cmd);
+	if (r->lim.done)
+		fprintf(cmd, "set label 1 'memcpy 64 KiB: %.0f MB/s' at graph 0.02,0.95\n",
+			r->lim.memcpy_cache_bps / 1e6);
+	if (!write_series(bw, cmd, cfg, r, true, bwf))
+		fputs("plot 1 notitle\n", cmd);
+	fputs("unset multiplot\n", cmd);
+out:
+	if (lat)
+		fclose(lat);
+	if (bw)
+		fclose(bw);
+	if (cmd)
+		fclose(cmd);
+	if (!ret) {
+		snprintf(run, sizeof(run), "gnuplot %s", cmdf);
+		status = system(run);
+		if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "percs-bench: gnuplot failed; its input is in %s\n",
+				dir);
+			return -EIO;
+		}
+		fprintf(stderr, "percs-bench: plot written to %s\n", path);
+	}
+	unlink(latf);
+	unlink(bwf);
+	unlink(cmdf);
+	rmdir(dir);
+	return ret;
+}
