@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "kselftest_harness.h"
 #include "common.h"
@@ -223,6 +224,14 @@ TEST_F(hfi, ioctl_readonly_answer_efault)
 		EXPECT_EQ(-EFAULT, do_ioctl(self->hfd, hfi_ioctls[i].cmd, page))
 			TH_LOG("%s", hfi_ioctls[i].name);
 	}
+	/* a poll-mode reservation, named window */
+	ASSERT_EQ(0, mprotect(page, PAGE, PROT_READ | PROT_WRITE));
+	memset(page, 0, PAGE);
+	valid_arg(1, page, sizeof(struct percs_window_reserve), self->busy);
+	((struct percs_window_reserve *)page)->flags = PERCS_WINDOW_F_POLL;
+	((struct percs_window_reserve *)page)->window = self->busy + 1;
+	ASSERT_EQ(0, mprotect(page, PAGE, PROT_READ));
+	EXPECT_EQ(-EFAULT, do_ioctl(self->hfd, PERCS_IOC_WINDOW_RESERVE, page));
 	munmap(page, PAGE);
 	EXPECT_EQ(1, pt_sysfs_windows_in_use(0, 0));
 	/* no fd was installed */
@@ -392,6 +401,35 @@ TEST_F(hfi, window_index_out_of_range_einval)
 		EXPECT_EQ(-EINVAL, do_ioctl(self->hfd, PERCS_IOC_WINDOW_QUERY,
 					    &q));
 	}
+	EXPECT_EQ(1, pt_sysfs_windows_in_use(0, 0));
+}
+
+/* No fd left for the window (RLIMIT_NOFILE): EMFILE, nothing leaked. */
+TEST_F(hfi, reserve_without_free_fd_emfile)
+{
+	struct percs_window_reserve req;
+	struct pt_live before, after;
+	struct rlimit rl, low;
+	int next;
+
+	ASSERT_EQ(0, pt_read_live(&before));
+	next = dup(0);
+	ASSERT_LE(0, next);
+	close(next);
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &rl));
+	low = rl;
+	low.rlim_cur = next;	/* every fd below the lowest free one is used */
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &low));
+	EXPECT_EQ(-EMFILE, pt_reserve_raw(self->hfd, 0, FIFO_4K, FIFO_4K,
+					  pt_new_key(), PERCS_WINDOW_ANY,
+					  &req));
+	EXPECT_EQ(-EMFILE, pt_reserve_raw(self->hfd, PERCS_WINDOW_F_POLL,
+					  FIFO_4K, FIFO_4K, pt_new_key(),
+					  PERCS_WINDOW_ANY, &req));
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	ASSERT_EQ(0, pt_read_live(&after));
+	EXPECT_EQ(before.windows, after.windows);
+	EXPECT_EQ(before.job_keys, after.job_keys);
 	EXPECT_EQ(1, pt_sysfs_windows_in_use(0, 0));
 }
 
@@ -618,6 +656,31 @@ TEST_F(map, mremap_grow_fails)
 	EXPECT_EQ(EINVAL, errno);
 	p[0] = 1;	/* still mapped */
 	EXPECT_EQ(0, munmap(p, reg->length));
+}
+
+/* Moving a whole region elsewhere is fine: still one live mapping. */
+TEST_F(map, mremap_move_whole_region)
+{
+	const struct percs_region *reg = &REG(DOORBELL);
+	struct pt_live live;
+	uint8_t *p, *q, *hole;
+
+	p = mmap(NULL, reg->length, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->wfd, (off_t)reg->offset);
+	ASSERT_NE(MAP_FAILED, p);
+	p[8] = 0x42;
+	hole = mmap(NULL, reg->length, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	q = mremap(p, reg->length, reg->length, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   hole);
+	ASSERT_EQ(hole, q);
+	EXPECT_EQ(0x42, q[8]);
+	ASSERT_EQ(0, pt_read_live(&live));
+	EXPECT_EQ(1, live.mappings);
+	EXPECT_EQ(0, munmap(q, reg->length));
+	ASSERT_EQ(0, pt_read_live(&live));
+	EXPECT_EQ(0, live.mappings);
 }
 
 /* mmap on the HFI fd itself is not supported (ENODEV). */

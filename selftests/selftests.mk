@@ -59,7 +59,7 @@ $(ST_HELPER): $(ST_DIR)/helpers/pt-helper.c $(SRC)/include/uapi/linux/percs.h
 # not the runner's own 0/1 (3: the kernel log shows a bug, 124: timeout,
 # 125: VM failure), is recorded as a failure in vm-boot.tap; test failures
 # are in the other TAP files.
-vm-tests: module $(ST_LIBSAN) selftests
+vm-tests: module lib $(ST_LIBSAN) selftests
 	@rm -rf $(ST_VM_OUT) && mkdir -p $(ST_VM_OUT) $(BUILD)/results
 	@rm -f $(BUILD)/results/vm-*
 	@$(SRC)/tools/vm/percs-vm --out $(ST_VM_OUT) \
