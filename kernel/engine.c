@@ -232,6 +232,9 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 		percs_engine_run_fifo(w, &p);
 	percs_engine_update_blocked(w, &p);
 	spin_unlock(&w->send_lock);
+	/* Send space was freed: wake poll(POLLOUT) waiters. */
+	if (p.moved && wq_has_sleeper(&w->wq))
+		wake_up_interruptible(&w->wq);
 	*more = p.more;
 	return p.bad_index ? -EINVAL : p.moved;
 }
