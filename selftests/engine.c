@@ -32,8 +32,8 @@
 #define IDLE_PARAM	"/sys/module/percs/parameters/poll_idle_us"
 
 /* PERCS_IOC_KICK calls made on kick_watch_fd (any fd if -1). */
-static volatile unsigned long kick_count;
-static volatile int kick_watch_fd = -1;
+static unsigned long kick_count;
+static int kick_watch_fd = -1;
 
 int ioctl(int fd, unsigned long req, ...)
 {
@@ -43,8 +43,12 @@ int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, unsigned long);
 	va_end(ap);
-	if (req == PERCS_IOC_KICK && (kick_watch_fd < 0 || kick_watch_fd == fd))
-		__atomic_add_fetch(&kick_count, 1, __ATOMIC_RELAXED);
+	if (req == PERCS_IOC_KICK) {
+		int watch = __atomic_load_n(&kick_watch_fd, __ATOMIC_RELAXED);
+
+		if (watch < 0 || watch == fd)
+			__atomic_add_fetch(&kick_count, 1, __ATOMIC_RELAXED);
+	}
 	return (int)syscall(SYS_ioctl, fd, req, arg);
 }
 
@@ -417,7 +421,7 @@ TEST_F(poll, polling_engine_needs_no_syscall)
 		pt_fill(want, sizeof(want), i);
 		ASSERT_EQ(0, memcmp(want, buf, sizeof(buf)));
 	}
-	kicks = kick_count;
+	kicks = __atomic_load_n(&kick_count, __ATOMIC_RELAXED);
 	kick_watch_fd = -1;
 	TH_LOG("%u packets, %lu kicks on the sender, NEED_WAKEUP seen %u times",
 	       total, kicks, flag_seen);
