@@ -89,8 +89,9 @@ declared_tests() {
 }
 
 run_one() {
-	local bin=$1 name rc n sidfile dmesg_before new_bugs counters
+	local bin=$1 name rc n sidfile dmesg_before new_bugs counters start
 	name=${bin##*/}
+	start=$(date +%s)
 	sidfile=$(mktemp)
 	echo "=== $name"
 	dmesg_before=$(dmesg | wc -l)
@@ -110,6 +111,7 @@ run_one() {
 	rm -f "$sidfile" "$sidfile.rc"
 	n=$(declared_tests "$name")
 	echo "$n" > "$out/$name.expected"
+	echo "# $name: $(($(date +%s) - start)) s"
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		echo "# $name: killed after ${per_test_timeout}s" |
 			tee -a "$out/$name.tap"
@@ -162,10 +164,12 @@ done
 
 if wanted module; then
 	echo "=== module.sh"
+	start=$(date +%s)
 	PERCS_OUT=$out PERCS_SRC=$src PERCS_BUILD=$build \
 	PERCS_MODULE=${PERCS_MODULE:-$src/percs.ko} \
 		timeout -k 10 "$per_test_timeout" bash "$src/selftests/module.sh"
 	rc=$?
+	echo "# module.sh: $(($(date +%s) - start)) s"
 	[ "$rc" -eq 0 ] || { failed=1; echo "# module.sh: exit status $rc"; }
 	if [ -s "$out/module.tap" ] && ! grep -q -E '^1\.\.[0-9]+' "$out/module.tap"; then
 		echo "# module.sh: no plan" >> "$out/module.tap"
