@@ -423,9 +423,8 @@ int percs_window_query(struct percs_hfi *hfi, struct percs_window_query *q)
 		return -EINVAL;
 	if (window >= hfi->pd->windows_per_hfi)
 		return -EINVAL;
-	memset(q, 0, sizeof(*q));
-	q->size = sizeof(*q);
-	q->window = window;
+	/* Answer from a clean slate; size stays as the caller gave it. */
+	memset(&q->state, 0, sizeof(*q) - offsetof(typeof(*q), state));
 
 	mutex_lock(&hfi->lock);
 	w = rcu_dereference_protected(hfi->windows[window],
