@@ -416,15 +416,17 @@ struct percs_window *percs_window_lookup_gid_rcu(struct percs_dev *pd,
  */
 int percs_window_query(struct percs_hfi *hfi, struct percs_window_query *q)
 {
+	u32 window = q->window, size = q->size;
 	struct percs_window *w;
-	u32 window = q->window;
 
 	if (q->flags)
 		return -EINVAL;
 	if (window >= hfi->pd->windows_per_hfi)
 		return -EINVAL;
 	/* Answer from a clean slate; size stays as the caller gave it. */
-	memset(&q->state, 0, sizeof(*q) - offsetof(typeof(*q), state));
+	memset(q, 0, sizeof(*q));
+	q->size = size;
+	q->window = window;
 
 	mutex_lock(&hfi->lock);
 	w = rcu_dereference_protected(hfi->windows[window],
