@@ -117,6 +117,9 @@ struct bw_result {
 	double secs;
 	double bps;
 	double pps;
+	double median_bps;	/* median of the chunks' rates (4 FIFOs each):
+				 * host stalls filtered out */
+	unsigned int chunks;
 	uint64_t room_waits;	/* sender found its send FIFO full */
 	double room_wait_frac;	/* fraction of the time spent so */
 	uint64_t send_blocked;	/* sender's status page: waits on the
@@ -188,8 +191,9 @@ bool bench_want(const struct bench_cfg *cfg, enum bench_kind k,
 
 /*
  * Spinning with a deadline: spin_tick() returns true once the wait has
- * lasted longer than the configured timeout.  It reads the clock only
- * every 256 calls and, with --yield, yields the CPU every 64 calls.
+ * lasted longer than the configured timeout (counted from the 256th call:
+ * spin_init() reads no clock).  It reads the clock only every 256 calls
+ * and, with --yield, yields the CPU every 64 calls.
  */
 struct spin {
 	uint64_t deadline;
@@ -227,6 +231,8 @@ struct pair_ctl {
 	uint64_t rx_packets;
 	uint64_t rx_bytes;
 	uint64_t rx_t0, rx_t1;
+	double rx_median_bps;	/* median over chunks of 4 FIFOs */
+	uint32_t rx_chunks;
 };
 
 struct pair_opts {

@@ -199,17 +199,16 @@ void print_lat(FILE *f, const struct bench_cfg *cfg, const struct results *r)
 void print_bw(FILE *f, const struct bench_cfg *cfg, const struct results *r)
 {
 	const struct limits *lim = &r->lim;
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 
 	if (!r->nbw)
 		return;
 	fprintf(f, "\nBandwidth: one-way streaming, payload bytes/s; FIFO payload %s\n",
 		cfg->copy ? "copied into the FIFO by percs_send_compose() (--copy)" :
 		"composed in place in the send FIFO (only headers written)");
-	fprintf(f, "  %-4s %-4s %-9s %5s %-8s %12s %14s %8s %8s %9s\n", "kind",
+	fprintf(f, "  %-4s %-4s %-9s %5s %-8s %11s %13s %11s %8s %9s\n", "kind",
 		"mode", "pair", "bytes", "payload", "bandwidth", "rate",
-		lim->done ? "x memcpy" : "", lim->done ? "x mem" : "",
-		"full/blk");
+		"median", lim->done ? "x memcpy" : "", "full/blk");
 	for (unsigned int i = 0; i < r->nbw; i++) {
 		const struct bw_result *w = &r->bw[i];
 
@@ -221,22 +220,24 @@ void print_bw(FILE *f, const struct bench_cfg *cfg, const struct results *r)
 				w->err ? w->errmsg : "no packets counted");
 			continue;
 		}
-		fprintf(f, "%12s %14s", fmt_bps(a, sizeof(a), w->bps),
-			fmt_pps(b, sizeof(b), w->pps));
+		fprintf(f, "%11s %13s %11s", fmt_bps(a, sizeof(a), w->bps),
+			fmt_pps(b, sizeof(b), w->pps),
+			fmt_bps(c, sizeof(c), w->median_bps));
 		if (lim->done && lim->memcpy_cache_bps > 0)
-			fprintf(f, " %7.3fx %7.3fx", w->bps / lim->memcpy_cache_bps,
-				w->bps / lim->memcpy_stream_bps);
+			fprintf(f, " %7.3fx", w->median_bps / lim->memcpy_cache_bps);
 		else
-			fprintf(f, " %8s %8s", "", "");
+			fprintf(f, " %8s", "");
 		if (w->kind == BK_FIFO)
 			fprintf(f, " %3.0f%%/%llu", w->room_wait_frac * 100,
 				(unsigned long long)w->send_blocked);
 		fprintf(f, "\n");
 	}
-	fprintf(f, "  full/blk: time the sender found its send FIFO full / times the engine\n"
+	fprintf(f, "  bandwidth, rate: over the whole measured stream; median: median rate of\n"
+		"  its chunks of 4 receive FIFOs (leaves out stalls of a descheduled vCPU)\n"
+		"  full/blk: time the sender found its send FIFO full / times the engine\n"
 		"  held its FIFO because the receiver's was full (status page send_blocked)\n");
 	if (lim->done)
-		fprintf(f, "  x memcpy: / memcpy 64 KiB cache-resident (%s); x mem: / memcpy 8 MiB (%s)\n",
+		fprintf(f, "  x memcpy: median / memcpy 64 KiB cache-resident (%s); memcpy 8 MiB: %s\n",
 			fmt_bps(a, sizeof(a), lim->memcpy_cache_bps),
 			fmt_bps(b, sizeof(b), lim->memcpy_stream_bps));
 	poll_note(f, cfg);
@@ -345,12 +346,12 @@ static void sum_bw(FILE *f, const struct bench_cfg *cfg, const struct results *r
 
 	if (!w)
 		return;
-	snprintf(name, sizeof(name), "bw %s %s %s %u B", kind_name(k),
+	snprintf(name, sizeof(name), "bw %s %s %s %u B (median)", kind_name(k),
 		 mode_name(m), cfg->pair[p].name, size);
 	fprintf(f, "  %-36s %12s  %-22s %12s %8.3fx\n", name,
-		fmt_bps(a, sizeof(a), w->bps), "memcpy 64 KiB",
+		fmt_bps(a, sizeof(a), w->median_bps), "memcpy 64 KiB",
 		fmt_bps(b, sizeof(b), r->lim.memcpy_cache_bps),
-		w->bps / r->lim.memcpy_cache_bps);
+		w->median_bps / r->lim.memcpy_cache_bps);
 }
 
 /* The single-process engine rows that bound the two-process figures. */
@@ -649,6 +650,9 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 		jnum(f, w->secs);
 		fputs(", \"bytes_per_s\": ", f);
 		jnum(f, ok ? w->bps : NAN);
+		fputs(", \"median_chunk_bytes_per_s\": ", f);
+		jnum(f, ok ? w->median_bps : NAN);
+		fprintf(f, ", \"chunks\": %u", w->chunks);
 		fputs(", \"packets_per_s\": ", f);
 		jnum(f, ok ? w->pps : NAN);
 		fprintf(f, ", \"sender_fifo_full_waits\": %llu, \"sender_fifo_full_fraction\": ",
@@ -656,9 +660,9 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 		jnum(f, w->room_wait_frac);
 		fprintf(f, ", \"send_blocked\": %llu", (unsigned long long)w->send_blocked);
 		fputs(", \"ratio_memcpy_cache\": ", f);
-		jnum(f, ok && lim->done ? w->bps / lim->memcpy_cache_bps : NAN);
+		jnum(f, ok && lim->done ? w->median_bps / lim->memcpy_cache_bps : NAN);
 		fputs(", \"ratio_memcpy_stream\": ", f);
-		jnum(f, ok && lim->done ? w->bps / lim->memcpy_stream_bps : NAN);
+		jnum(f, ok && lim->done ? w->median_bps / lim->memcpy_stream_bps : NAN);
 		jerr(f, w->err, w->errmsg);
 		fputc('}', f);
 	}
@@ -685,7 +689,8 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 	}
 	fputs("\n  ],\n  \"notes\": [", f);
 	fprintf(f, "\n    \"latency is half of the median/p99 round trip; bandwidth counts "
-		"payload bytes between the receiver's MARK and END arrivals\",");
+		"payload bytes between the receiver's MARK and END arrivals; the memcpy "
+		"ratios and target 3 use the median chunk rate (chunks of 4 receive FIFOs)\",");
 	fprintf(f, "\n    \"poll mode on %d online CPUs%s\"", cfg->ncpus,
 		cfg->ncpus < 4 ? ": the HFI polling threads share the CPUs with the "
 		"two busy-polling processes" : "");
@@ -723,7 +728,8 @@ static bool have_gnuplot(void)
  * "index"); Return: the number of blocks written.
  */
 static int write_series(FILE *d, FILE *cmd, const struct bench_cfg *cfg,
-			const struct results *r, bool bw, const char *datafile)
+			const struct results *r, bool bw, const char *datafile,
+			const char *extra)
 {
 	int idx = 0;
 
@@ -742,7 +748,7 @@ static int write_series(FILE *d, FILE *cmd, const struct bench_cfg *cfg,
 						    (int)w->kind != k || w->err || !w->packets)
 							continue;
 						x = w->size;
-						y = w->bps / 1e6;
+						y = w->median_bps / 1e6;
 					} else {
 						const struct lat_result *l = &r->lat[i];
 
@@ -766,7 +772,7 @@ static int write_series(FILE *d, FILE *cmd, const struct bench_cfg *cfg,
 		}
 	}
 	if (idx)
-		fprintf(cmd, "\n");
+		fprintf(cmd, "%s\n", extra);
 	return idx;
 }
 
@@ -783,7 +789,7 @@ int write_plot(const struct bench_cfg *cfg, const struct results *r,
 	       const char *path)
 {
 	char dir[] = "/tmp/percs-bench.XXXXXX";
-	char latf[64], bwf[64], cmdf[64], run[256];
+	char latf[64], bwf[64], cmdf[64], run[256], extra[96] = "";
 	FILE *lat = NULL, *bw = NULL, *cmd = NULL;
 	int ret = 0, status;
 
@@ -817,13 +823,15 @@ int write_plot(const struct bench_cfg *cfg, const struct results *r,
 	fputs("set logscale xy\nset grid\nset key top left font ',8'\n"
 	      "set xlabel 'payload (bytes)'\nset ylabel 'half round trip, median (us)'\n"
 	      "set title 'latency'\n", cmd);
-	if (!write_series(lat, cmd, cfg, r, false, latf))
-		fputs("plot 0 notitle\n", cmd);
-	fputs("set ylabel 'payload bandwidth (MB/s)'\nset title 'one-way streaming'\n", cmd);
+	if (!write_series(lat, cmd, cfg, r, false, latf, ""))
+		fputs("plot 1 notitle\n", cmd);
+	fputs("set ylabel 'payload MB/s (median chunk rate)'\nset title 'one-way streaming'\n", cmd);
+	fputs("set key bottom right\n", cmd);
 	if (r->lim.done)
-		fprintf(cmd, "set label 1 'memcpy 64 KiB: %.0f MB/s' at graph 0.02,0.95\n",
-			r->lim.memcpy_cache_bps / 1e6);
-	if (!write_series(bw, cmd, cfg, r, true, bwf))
+		snprintf(extra, sizeof(extra),
+			 ", %.1f with lines dashtype 2 title 'memcpy 64 KiB (limit)'",
+			 r->lim.memcpy_cache_bps / 1e6);
+	if (!write_series(bw, cmd, cfg, r, true, bwf, extra))
 		fputs("plot 1 notitle\n", cmd);
 	fputs("unset multiplot\n", cmd);
 out:
