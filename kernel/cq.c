@@ -40,6 +40,7 @@ void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
 	w->cq_tail++;
 	/* The entry before the index that publishes it. */
 	smp_store_release(&w->st->cq_tail, w->cq_tail);
-	if (wq_has_sleeper(&w->wq))
+	/* poll(2) reads cq_tail under send_lock: no barrier needed. */
+	if (waitqueue_active(&w->wq))
 		wake_up_interruptible(&w->wq);
 }

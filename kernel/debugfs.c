@@ -38,16 +38,18 @@ DEFINE_SHOW_ATTRIBUTE(percs_live);
 static int percs_routes_show(struct seq_file *m, void *unused)
 {
 	struct percs_dev *pd = m->private;
-	unsigned int i;
+	unsigned int i, c, cpu;
 
 	seq_puts(m, "hfi same_hub intra_supernode inter_supernode\n");
 	for (i = 0; i < pd->nr_hfis; i++) {
-		struct percs_hfi *hfi = &pd->hfis[i];
+		u64 sum[PERCS_NR_ROUTE_CLASSES] = { 0 };
 
-		seq_printf(m, "%u %lld %lld %lld\n", i,
-			   atomic64_read(&hfi->stats[FM_ROUTE_SAME_HUB]),
-			   atomic64_read(&hfi->stats[FM_ROUTE_INTRA_SN]),
-			   atomic64_read(&hfi->stats[FM_ROUTE_INTER_SN]));
+		for_each_possible_cpu(cpu)
+			for (c = 0; c < PERCS_NR_ROUTE_CLASSES; c++)
+				sum[c] += per_cpu_ptr(pd->hfis[i].stats,
+						      cpu)->packets[c];
+		seq_printf(m, "%u %llu %llu %llu\n", i, sum[FM_ROUTE_SAME_HUB],
+			   sum[FM_ROUTE_INTRA_SN], sum[FM_ROUTE_INTER_SN]);
 	}
 	return 0;
 }

@@ -66,7 +66,7 @@ static int percs_engine_send_one(struct percs_window *w,
 	}
 	rcu_read_unlock();
 	if (!ret)
-		atomic64_inc(&w->hfi->stats[route.route_class]);
+		this_cpu_inc(w->hfi->stats->packets[route.route_class]);
 	return ret;
 }
 
@@ -99,8 +99,8 @@ static void percs_engine_run_imm(struct percs_window *w, struct percs_pass *p)
 		return;
 	}
 	while (w->imm_head != tail) {
-		memcpy(line, percs_ring_unit(&w->imm, w->imm_head),
-		       sizeof(line));
+		percs_copy(line, percs_ring_unit(&w->imm, w->imm_head),
+			   sizeof(line));
 		res = fm_pkt_check(h, true);
 		if (!res) {
 			res = percs_engine_send_one(w, h, line + sizeof(*h), p);
@@ -153,7 +153,7 @@ static void percs_engine_run_fifo(struct percs_window *w, struct percs_pass *p)
 			p->more = true;
 			break;
 		}
-		memcpy(&h, unit, sizeof(h));
+		percs_copy(&h, unit, sizeof(h));
 		if (h.kind == PERCS_PKT_PAD) {
 			/* A pad fills exactly the rest of the ring. */
 			if (h.length == fm_pkt_pad_length(contig) &&
@@ -220,6 +220,7 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 			     bool *more)
 {
 	struct percs_pass p = { 0 };
+	bool wake;
 
 	spin_lock(&w->send_lock);
 	if (w->dead) {
@@ -231,9 +232,13 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 	if ((kick_flags & PERCS_KICK_F_SEND) && !p.blocked)
 		percs_engine_run_fifo(w, &p);
 	percs_engine_update_blocked(w, &p);
+	/*
+	 * Send space was freed: wake poll(POLLOUT) waiters.  poll(2) reads
+	 * send_head under send_lock, so no barrier is needed.
+	 */
+	wake = p.moved && waitqueue_active(&w->wq);
 	spin_unlock(&w->send_lock);
-	/* Send space was freed: wake poll(POLLOUT) waiters. */
-	if (p.moved && wq_has_sleeper(&w->wq))
+	if (wake)
 		wake_up_interruptible(&w->wq);
 	*more = p.more;
 	return p.bad_index ? -EINVAL : p.moved;

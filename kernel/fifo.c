@@ -59,6 +59,7 @@ int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
 {
 	u32 units = fm_pkt_units(h->length);
 	u32 contig, pad;
+	bool wake;
 	u8 *dst;
 
 	spin_lock(&t->recv_lock);
@@ -85,15 +86,20 @@ int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
 		percs_fifo_write_pad(t, pad);
 
 	dst = percs_ring_unit(&t->recv, t->recv_tail);
-	memcpy(dst, h, sizeof(*h));
-	memcpy(dst + sizeof(*h), payload, h->length);
+	percs_copy(dst, h, sizeof(*h));
+	percs_copy(dst + sizeof(*h), payload, h->length);
 	t->recv_tail += units;
 	WRITE_ONCE(t->st->packets_received, t->st->packets_received + 1);
 	/* Publish: the packet bytes before the index. */
 	smp_store_release(&t->st->recv_tail, t->recv_tail);
+	/*
+	 * No barrier needed: poll(2) reads recv_tail under recv_lock after
+	 * queueing itself, so either it sees the tail or we see it queued.
+	 */
+	wake = waitqueue_active(&t->wq);
 	spin_unlock(&t->recv_lock);
 
-	if (wq_has_sleeper(&t->wq))
+	if (wake)
 		wake_up_interruptible(&t->wq);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/kthread.h>
+#include <linux/percpu.h>
 
 #include "percs.h"
 
@@ -216,6 +217,7 @@ static void percs_hfi_destroy(struct percs_dev *pd, struct percs_hfi *hfi)
 		cdev_del(&hfi->cdev);
 	}
 	percs_poll_stop(hfi);
+	free_percpu(hfi->stats);
 	kfree(hfi->windows);
 }
 
@@ -234,7 +236,8 @@ static int percs_hfi_create(struct percs_dev *pd, struct percs_hfi *hfi,
 	init_waitqueue_head(&hfi->poll_wq);
 	hfi->windows = kcalloc(pd->windows_per_hfi, sizeof(*hfi->windows),
 			       GFP_KERNEL);
-	if (!hfi->windows)
+	hfi->stats = alloc_percpu(struct percs_hfi_stats);
+	if (!hfi->windows || !hfi->stats)
 		return -ENOMEM;
 
 	cdev_init(&hfi->cdev, &percs_hfi_fops);

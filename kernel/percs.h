@@ -40,6 +40,14 @@ struct percs_dev;
 struct percs_window;
 
 /**
+ * struct percs_hfi_stats - per-CPU packet counters of one HFI
+ * @packets: packets sent, by route class (enum fm_route_class)
+ */
+struct percs_hfi_stats {
+	u64 packets[PERCS_NR_ROUTE_CLASSES];
+};
+
+/**
  * struct percs_hfi - one emulated Host Fabric Interface
  * @pd: the system it belongs to
  * @id: global HFI number, hub * 2 + unit (the minor number)
@@ -54,7 +62,7 @@ struct percs_window;
  * @poll_thread: the polling engine, started with the first poll window
  * @poll_wq: where the polling engine sleeps
  * @poll_wake: set by a kick to wake the polling engine
- * @stats: packets sent from this HFI by route class
+ * @stats: packets sent from this HFI by route class, per CPU
  */
 struct percs_hfi {
 	struct percs_dev *pd;
@@ -70,7 +78,7 @@ struct percs_hfi {
 	struct task_struct *poll_thread;
 	wait_queue_head_t poll_wq;
 	atomic_t poll_wake;
-	atomic64_t stats[PERCS_NR_ROUTE_CLASSES];
+	struct percs_hfi_stats __percpu *stats;
 };
 
 /**
@@ -187,6 +195,41 @@ struct percs_window {
 static inline u32 percs_window_gid(const struct percs_window *w)
 {
 	return w->hfi->id * w->hfi->pd->windows_per_hfi + w->index;
+}
+
+/**
+ * percs_copy() - copy packet bytes between FIFOs and slots
+ * @dst: destination, 8-byte aligned
+ * @src: source, 8-byte aligned
+ * @len: bytes
+ *
+ * FIFO units and slots are 128-byte aligned, so whole 64-bit words move
+ * most of a packet.  The kernel's memcpy() is "rep movsb" on CPUs with
+ * ERMS, which emulators such as QEMU TCG execute a byte at a time; plain
+ * word moves are as fast as memcpy on hardware and 7x faster there.
+ */
+static inline void percs_copy(void *dst, const void *src, size_t len)
+{
+	u64 *d = dst;
+	const u64 *s = src;
+	size_t words = len / 8;
+	u8 *db;
+	const u8 *sb;
+
+	for (; words >= 4; words -= 4, d += 4, s += 4) {
+		u64 a = s[0], b = s[1], c = s[2], e = s[3];
+
+		d[0] = a;
+		d[1] = b;
+		d[2] = c;
+		d[3] = e;
+	}
+	for (; words; words--)
+		*d++ = *s++;
+	db = (u8 *)d;
+	sb = (const u8 *)s;
+	for (len &= 7; len; len--)
+		*db++ = *sb++;
 }
 
 static inline void *percs_ring_unit(const struct percs_ring *r, u64 pos)

@@ -112,7 +112,7 @@ int percs_send(struct percs_window *w, const struct percs_addr *dst,
 	if (ret == -EAGAIN) {
 		/* Publish what is queued and let the engine drain it. */
 		lp_store_release(&w->db->send_tail, w->sq.tail);
-		ret = w->kick(w, PERCS_KICK_F_SEND);
+		ret = w->doorbell(w, PERCS_KICK_F_SEND);
 		if (ret < 0)
 			return ret;
 		ret = percs_send_compose(w, dst, buf, len, tag, flags);

@@ -77,6 +77,16 @@ int lp_kick_ioctl(struct percs_window *w, unsigned int flags)
 	return ret < 0 ? -errno : ret;
 }
 
+/*
+ * The doorbell for sends and immediate sends: fdatasync() on a window is
+ * PERCS_IOC_KICK(SEND | IMM) without the ioctl path's security hooks.
+ */
+int lp_doorbell_sync(struct percs_window *w, unsigned int flags)
+{
+	(void)flags;
+	return fdatasync(w->fd) < 0 ? -errno : 0;
+}
+
 static bool is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
@@ -100,6 +110,7 @@ int lp_window_new(const struct lp_layout *l, int fd, struct percs_window **out)
 	w->db = l->doorbell;
 	w->status = l->status;
 	w->kick = lp_kick_ioctl;
+	w->doorbell = lp_doorbell_sync;
 	w->poll = l->flags & PERCS_WINDOW_F_POLL;
 	w->fd = fd;
 	w->addr = l->addr;

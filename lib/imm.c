@@ -34,7 +34,7 @@ int imm_post(struct percs_window *w, const struct percs_pkt_hdr *h,
 			if (w->poll && !(lp_load_relaxed(&w->status->flags) &
 					 PERCS_STATUS_NEED_WAKEUP))
 				return -EAGAIN;
-			ret = w->kick(w, PERCS_KICK_F_IMM);
+			ret = w->doorbell(w, PERCS_KICK_F_IMM);
 			if (ret < 0)
 				return ret;
 			q->head = lp_load_acquire(&w->status->imm_head);

@@ -122,6 +122,8 @@ struct lp_cq {
  * @db: doorbell page (ours to write)
  * @status: status page (the HFI's)
  * @kick: runs PERCS_IOC_KICK; the unit tests replace it with a fake HFI
+ * @doorbell: the plain send/immediate doorbell (fdatasync(2) on the
+ *	window, cheaper than the ioctl); the unit tests replace it too
  * @poll: polling engine: kick only on PERCS_STATUS_NEED_WAKEUP
  * @fd: the window fd, -1 for a test window
  * @sq: send FIFO state
@@ -136,6 +138,7 @@ struct percs_window {
 	struct percs_doorbell *db;
 	const struct percs_status *status;
 	int (*kick)(struct percs_window *w, unsigned int flags);
+	int (*doorbell)(struct percs_window *w, unsigned int flags);
 	bool poll;
 	int fd;
 	struct lp_sq sq;
@@ -152,6 +155,7 @@ struct percs_window {
 
 /* hfi.c */
 LP_HIDDEN int lp_kick_ioctl(struct percs_window *w, unsigned int flags);
+LP_HIDDEN int lp_doorbell_sync(struct percs_window *w, unsigned int flags);
 LP_HIDDEN int lp_window_new(const struct lp_layout *l, int fd,
 			    struct percs_window **out);
 
@@ -177,7 +181,7 @@ static inline int lp_notify(struct percs_window *w, unsigned int flags)
 		      PERCS_STATUS_NEED_WAKEUP))
 			return 0;
 	}
-	ret = w->kick(w, flags);
+	ret = w->doorbell(w, flags);
 	return ret < 0 ? ret : 0;
 }
 

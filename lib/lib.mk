@@ -80,7 +80,7 @@ $(LIB_TEST): $(SRC)/lib/tests/lib-unit.c $(LIB_OUT)/libpercs-san.a $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE -o $@ $< \
 		$(LIB_OUT)/libpercs-san.a \
-		-Wl,--wrap=ioctl,--wrap=mmap,--wrap=mmap64,--wrap=munmap
+		-Wl,--wrap=ioctl,--wrap=mmap,--wrap=mmap64,--wrap=munmap,--wrap=fdatasync
 
 lib-unit-tests: $(LIB_TEST)
 	@mkdir -p $(BUILD)/results
