@@ -43,9 +43,16 @@ static int percs_engine_send_one(struct percs_window *w,
 	/* Indirect and striped routes come with the full ISR model. */
 	if (h->route != PERCS_ROUTE_DIRECT)
 		return -EOPNOTSUPP;
-	ret = fm_route_direct(&pd->topo, w->hfi->hub, h->dst.hub, &route);
-	if (ret)
-		return ret;
+	/* The route table answers once per destination hub, not per packet. */
+	if (!w->route.valid || w->route.hub != h->dst.hub) {
+		ret = fm_route_direct(&pd->topo, w->hfi->hub, h->dst.hub,
+				      &route);
+		if (ret)
+			return ret;
+		w->route.hub = h->dst.hub;
+		w->route.route_class = route.route_class;
+		w->route.valid = true;
+	}
 
 	h->src.hub = w->hfi->hub;
 	h->src.hfi = w->hfi->unit;
@@ -66,7 +73,7 @@ static int percs_engine_send_one(struct percs_window *w,
 	}
 	rcu_read_unlock();
 	if (!ret)
-		this_cpu_inc(w->hfi->stats->packets[route.route_class]);
+		this_cpu_inc(w->hfi->stats->packets[w->route.route_class]);
 	return ret;
 }
 
@@ -86,10 +93,10 @@ static void percs_engine_complete(struct percs_window *w,
 
 static void percs_engine_run_imm(struct percs_window *w, struct percs_pass *p)
 {
-	u8 line[PERCS_FLIT_SIZE];
-	struct percs_pkt_hdr *h = (struct percs_pkt_hdr *)line;
 	u64 tail = READ_ONCE(w->db->imm_tail);
 	u64 start = w->imm_head;
+	struct percs_pkt_hdr h;
+	const u8 *line;
 	int res;
 
 	/* Behind the head or more than the ring ahead: ignore and report. */
@@ -99,15 +106,16 @@ static void percs_engine_run_imm(struct percs_window *w, struct percs_pass *p)
 		return;
 	}
 	while (w->imm_head != tail) {
-		percs_copy(line, percs_ring_unit(&w->imm, w->imm_head),
-			   sizeof(line));
-		res = fm_pkt_check(h, true);
+		/* The header once into kernel memory; the payload as is. */
+		line = percs_ring_unit(&w->imm, w->imm_head);
+		percs_copy(&h, line, sizeof(h));
+		res = fm_pkt_check(&h, true);
 		if (!res) {
-			res = percs_engine_send_one(w, h, line + sizeof(*h), p);
+			res = percs_engine_send_one(w, &h, line + sizeof(h), p);
 			if (res == -EAGAIN)
 				break;
 		}
-		percs_engine_complete(w, h, res, PERCS_CQE_F_IMM, p);
+		percs_engine_complete(w, &h, res, PERCS_CQE_F_IMM, p);
 		w->imm_head++;
 	}
 	if (w->imm_head != start)

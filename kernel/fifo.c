@@ -26,8 +26,11 @@ static u64 percs_fifo_read_credit(struct percs_window *t)
 	return head;
 }
 
+/* Room by the last credit seen first; read the doorbell only if short. */
 static bool percs_fifo_has_room(struct percs_window *t, u32 units)
 {
+	if (t->recv_tail + units - t->recv_head <= t->recv.units)
+		return true;
 	return t->recv_tail + units - percs_fifo_read_credit(t) <=
 	       t->recv.units;
 }

@@ -124,6 +124,18 @@ struct percs_ring {
 };
 
 /**
+ * struct percs_route_cache - one destination's route, cached per window
+ * @hub: destination hub
+ * @route_class: enum fm_route_class of the route
+ * @valid: the entry holds an answer
+ */
+struct percs_route_cache {
+	u32 hub;
+	u8 route_class;
+	bool valid;
+};
+
+/**
  * struct percs_window - one HFI window
  * @hfi: owning HFI
  * @index: index in @hfi
@@ -145,6 +157,7 @@ struct percs_ring {
  * @send_tail: last valid trigger value seen
  * @imm_head: kernel's immediate slot position
  * @cq_tail: completion entries posted
+ * @route: the last route the firmware model gave (send side)
  * @recv_lock: serialises deliveries into @recv
  * @recv_dead: @dead as seen under recv_lock
  * @recv_tail: kernel's receive FIFO position (published in @st)
@@ -178,6 +191,7 @@ struct percs_window {
 	u64 send_tail;
 	u64 imm_head;
 	u64 cq_tail;
+	struct percs_route_cache route;
 
 	spinlock_t recv_lock ____cacheline_aligned_in_smp;
 	bool recv_dead;
