@@ -1147,16 +1147,25 @@ TEST_F(pkt, credit_backwards_ignored)
 	volatile struct percs_doorbell *rdb = pt_rawwin_db(&self->r);
 	struct percs_pkt_hdr h = fifo_hdr(&self->r, 8, 0xc1);
 
-	EXPECT_EQ(1, send_one(self, &h, "8 bytes!"));
-	EXPECT_EQ(1, send_one(self, &h, "8 bytes!"));
+	const uint64_t ring = FIFO_4K / PERCS_FLIT_SIZE;	/* 32 units */
+	uint64_t n;
+
+	/*
+	 * The HFI reads the credit when it runs out of room by the last one
+	 * it saw: fill the ring so that it must, with a valid credit (2)
+	 * and then a backwards one (1).
+	 */
+	for (n = 0; n < ring; n++)
+		EXPECT_EQ(1, send_one(self, &h, "8 bytes!"));
 	rdb->recv_head = 2;
 	EXPECT_EQ(1, send_one(self, &h, "8 bytes!"));	/* reads the credit */
+	EXPECT_EQ(1, send_one(self, &h, "8 bytes!"));
 	EXPECT_FALSE(rs->flags & PERCS_STATUS_ERROR);
 	rdb->recv_head = 1;
-	EXPECT_EQ(1, send_one(self, &h, "8 bytes!"));
+	EXPECT_EQ(0, send_one(self, &h, "8 bytes!"));	/* no room freed */
 	EXPECT_TRUE(rs->flags & PERCS_STATUS_ERROR);
 	EXPECT_EQ(EINVAL, rs->error);
-	EXPECT_RECEIVED(4);
+	EXPECT_RECEIVED(ring + 2);
 }
 
 TEST_HARNESS_MAIN
