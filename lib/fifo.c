@@ -28,17 +28,21 @@ static inline uint64_t sq_free(const struct lp_sq *q)
 }
 
 /*
- * Copy one packet (header @h, payload @buf of @len bytes) to the send
- * FIFO's tail, inserting a pad entry first when it would wrap.  Nothing
- * is visible to the HFI until the next trigger.
+ * Reserve room for one packet (header @h, @len payload bytes) at the send
+ * FIFO's tail, inserting a pad entry first when it would wrap, and write
+ * the header.  *@payload is set to the @len contiguous bytes after the
+ * header, which the caller fills.  Nothing is visible to the HFI until the
+ * next trigger.  Return: 0, or -EAGAIN when the FIFO has no room (nothing
+ * written, the tail unchanged).
  */
-static int sq_compose(struct percs_window *w, const struct percs_pkt_hdr *h,
-		      const void *buf, size_t len)
+static int sq_reserve(struct percs_window *w, const struct percs_pkt_hdr *h,
+		      size_t len, void **payload)
 {
 	struct lp_sq *q = &w->sq;
 	uint32_t n = lp_pkt_units(len);
 	uint32_t pos = q->tail & q->mask;
 	uint32_t pad = n > q->units - pos ? q->units - pos : 0;
+	struct percs_pkt_hdr *e;
 
 	if (lp_unlikely(sq_free(q) < pad + n)) {
 		q->head = lp_load_acquire(&w->status->send_head);
@@ -55,10 +59,41 @@ static int sq_compose(struct percs_window *w, const struct percs_pkt_hdr *h,
 		q->tail += pad;
 		pos = 0;
 	}
-	memcpy(sq_entry(q, pos), h, sizeof(*h));
-	if (len)
-		memcpy(sq_entry(q, pos) + 1, buf, len);
+	e = sq_entry(q, pos);
+	memcpy(e, h, sizeof(*h));
 	q->tail += n;
+	*payload = e + 1;
+	return 0;
+}
+
+/* Reserve, then copy the payload @buf of @len bytes in. */
+static int sq_compose(struct percs_window *w, const struct percs_pkt_hdr *h,
+		      const void *buf, size_t len)
+{
+	void *p;
+	int ret = sq_reserve(w, h, len, &p);
+
+	if (!ret && len)
+		memcpy(p, buf, len);
+	return ret;
+}
+
+/* The header of a direct-route FIFO packet, arguments checked. */
+static int fifo_hdr(struct percs_pkt_hdr *h, const struct percs_addr *dst,
+		    size_t len, uint32_t tag, unsigned int flags)
+{
+	if (lp_unlikely(len > PERCS_MAX_PAYLOAD))
+		return -EMSGSIZE;
+	if (lp_unlikely(!dst || (flags & ~PERCS_PKT_F_ALL)))
+		return -EINVAL;
+	*h = (struct percs_pkt_hdr) {
+		.kind = PERCS_PKT_FIFO,
+		.route = PERCS_ROUTE_DIRECT,
+		.flags = (uint16_t)flags,
+		.length = (uint16_t)len,
+		.dst = *dst,
+		.tag = tag,
+	};
 	return 0;
 }
 
@@ -67,20 +102,29 @@ int percs_send_compose(struct percs_window *w, const struct percs_addr *dst,
 		       unsigned int flags)
 {
 	struct percs_pkt_hdr h;
+	int ret = fifo_hdr(&h, dst, len, tag, flags);
 
-	if (lp_unlikely(len > PERCS_MAX_PAYLOAD))
-		return -EMSGSIZE;
-	if (lp_unlikely(!dst || (len && !buf) || (flags & ~PERCS_PKT_F_ALL)))
+	if (lp_unlikely(ret))
+		return ret;
+	if (lp_unlikely(len && !buf))
 		return -EINVAL;
-	h = (struct percs_pkt_hdr) {
-		.kind = PERCS_PKT_FIFO,
-		.route = PERCS_ROUTE_DIRECT,
-		.flags = (uint16_t)flags,
-		.length = (uint16_t)len,
-		.dst = *dst,
-		.tag = tag,
-	};
 	return sq_compose(w, &h, buf, len);
+}
+
+int percs_send_reserve(struct percs_window *w, const struct percs_addr *dst,
+		       size_t len, uint32_t tag, unsigned int flags,
+		       void **payload)
+{
+	struct percs_pkt_hdr h;
+	int ret;
+
+	if (lp_unlikely(!payload))
+		return -EINVAL;
+	*payload = NULL;
+	ret = fifo_hdr(&h, dst, len, tag, flags);
+	if (lp_unlikely(ret))
+		return ret;
+	return sq_reserve(w, &h, len, payload);
 }
 
 int percs_send_compose_hdr(struct percs_window *w,

@@ -110,7 +110,8 @@ int percs_kick(struct percs_window *w, unsigned int flags);
  * FIFO send.  percs_send() composes one packet and triggers it: in kick
  * mode it kicks, in poll mode it kicks only when the engine sleeps.
  * For streaming, percs_send_compose() several packets and then
- * percs_send_trigger() once.
+ * percs_send_trigger() once.  percs_send_reserve() composes without a
+ * copy: the application builds the payload in place in the send FIFO.
  */
 
 /**
@@ -127,6 +128,29 @@ int percs_kick(struct percs_window *w, unsigned int flags);
 int percs_send_compose(struct percs_window *w, const struct percs_addr *dst,
 		       const void *buf, size_t len, uint32_t tag,
 		       unsigned int flags);
+
+/**
+ * percs_send_reserve() - compose one FIFO packet's header, payload in place
+ * @w: the window
+ * @dst: destination window
+ * @len: payload bytes, at most PERCS_MAX_PAYLOAD
+ * @tag: carried to the receiver and echoed in completions
+ * @flags: PERCS_PKT_F_*
+ * @payload: set to the payload area: @len contiguous bytes in the send
+ *	FIFO, right after the header (set to NULL on failure)
+ *
+ * As percs_send_compose(), pad entry included, but nothing is copied: the
+ * header is written and the caller fills the @len bytes at *@payload
+ * before the next percs_send_trigger() (like io_uring_get_sqe(): the
+ * message is built where the HFI reads it).  Bytes not written are sent
+ * as the FIFO holds them.  The area belongs to the HFI once triggered.
+ * Return: 0, -EMSGSIZE if @len is too big, -EINVAL for a NULL @dst or
+ * @payload or unknown @flags, -EAGAIN if the send FIFO has no room
+ * (trigger and kick, then retry).
+ */
+int percs_send_reserve(struct percs_window *w, const struct percs_addr *dst,
+		       size_t len, uint32_t tag, unsigned int flags,
+		       void **payload);
 
 /**
  * percs_send_compose_hdr() - compose one packet with a caller-built header
