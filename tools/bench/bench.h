@@ -5,8 +5,8 @@
  * The benchmark is split by what it measures: limits.c (the VM's physical
  * limits), lat.c (ping-pong latency), bw.c (streaming bandwidth), cost.c
  * (the single-process cost breakdown of one send), with the
- * process pair harness in pair.c, the in-place sender in raw.c and the
- * output (table, JSON, plot) in report.c.
+ * process pair harness in pair.c and the output (table, JSON, plot) in
+ * report.c.
  */
 #ifndef PERCS_BENCH_H
 #define PERCS_BENCH_H
@@ -44,7 +44,8 @@ struct bench_cfg {
 	unsigned int bw_batch;	/* packets composed per trigger */
 	unsigned int fifo_size;	/* bytes, both FIFOs of every window */
 	double timeout_s;	/* no progress for this long: the case fails */
-	bool copy;		/* bw: payload memcpy'd by percs_send_compose */
+	bool copy;		/* bw: payload memcpy'd by percs_send_compose;
+				 * otherwise percs_send_reserve(), in place */
 	bool yield;		/* sched_yield() while spinning */
 	bool json;
 	bool quick;
@@ -80,6 +81,8 @@ struct limits {
 	double getppid_ns;
 	double ioctl_info_ns;		/* PERCS_IOC_HFI_INFO */
 	double ioctl_kick_ns;		/* PERCS_IOC_KICK, nothing to do */
+	double fdatasync_ns;		/* fdatasync() on a kick-mode window,
+					 * nothing to do: the doorbell */
 	double ioctl_null_ns;		/* unknown ioctl on /dev/null: the
 					 * VFS ioctl path alone (diagnostic) */
 	double clock_ns;		/* one clock_gettime() */
@@ -134,7 +137,8 @@ struct cost_result {
 	unsigned int size;
 	unsigned int batch;	/* packets per trigger */
 	double compose_ns;	/* per packet: percs_send_compose() */
-	double kick_ns;		/* per packet: trigger + kick ioctl (or icswx) */
+	double kick_ns;		/* per packet: trigger + fdatasync doorbell
+				 * (or one icswx) */
 	double recv_ns;		/* per packet: peek + consume (+ credit) */
 	int err;
 };
@@ -213,7 +217,6 @@ struct pair_ctl;
 struct endpoint {
 	struct percs_hfi *hfi;
 	struct percs_window *w;	/* libpercs window, or NULL */
-	struct raw_window *raw;	/* bench-driven window (in-place sends) */
 	struct percs_addr addr;	/* this endpoint's address */
 	struct percs_addr peer;	/* the other endpoint's address */
 	struct pair_ctl *ctl;
@@ -238,7 +241,6 @@ struct pair_ctl {
 struct pair_opts {
 	enum bench_pair pair;
 	enum bench_mode mode;
-	bool raw_a;		/* side A is a raw (in-place) window */
 	bool no_windows;	/* plain shared memory only (limits) */
 };
 
@@ -252,19 +254,6 @@ void pair_set_ready(struct pair_ctl *ctl);
 int ep_fail(struct endpoint *ep, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int allowed_cpus(void);
-
-/* raw.c: a send FIFO driven without libpercs, for in-place composition */
-struct raw_window;
-int raw_reserve(struct percs_hfi *hfi, uint32_t flags, uint32_t fifo_size,
-		uint32_t job_key, struct raw_window **out);
-void raw_release(struct raw_window *rw);
-struct percs_addr raw_addr(const struct raw_window *rw);
-int raw_fill_payload(struct raw_window *rw, unsigned char byte);
-int raw_compose_hdr(struct raw_window *rw, const struct percs_addr *dst,
-		    size_t len, uint32_t tag);
-int raw_trigger(struct raw_window *rw);
-bool raw_has_room(struct raw_window *rw, size_t len);
-uint64_t raw_send_blocked(const struct raw_window *rw);
 
 /* limits.c, lat.c, bw.c, cost.c, targets.c */
 int limit_cacheline(unsigned int iters, unsigned int warmup, double budget_s,

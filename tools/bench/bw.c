@@ -13,9 +13,11 @@
  * (reported beside the overall figure).
  *
  * FIFO sends compose up to --batch packets and trigger once.  By default
- * the payload is left in place in the send FIFO and only the header of
- * each packet is written (raw.c); with --copy, percs_send_compose() copies
- * the payload from a buffer into the FIFO.  Immediate sends are one
+ * each packet is composed with percs_send_reserve(): only its header is
+ * written and the payload bytes are left as they are in the send FIFO (an
+ * application that builds its message in place; the bench writes nothing
+ * there).  With --copy, percs_send_compose() copies the payload from a
+ * buffer into the FIFO.  Immediate sends are one
  * percs_icswx() per packet: ICSWX has no batch (in kick mode that is one
  * system call per packet, by the contract of the instruction).
  */
@@ -163,8 +165,7 @@ static int wait_room(struct endpoint *ep, struct bw_arg *a, unsigned int size)
 	a->room_waits++;
 	spin_init(&s);
 	for (;;) {
-		if (ep->raw ? raw_has_room(ep->raw, size) :
-			      percs_send_space(ep->w) >= size) {
+		if (percs_send_space(ep->w) >= size) {
 			a->room_wait_ns += now_ns() - t0;
 			return 0;
 		}
@@ -173,8 +174,7 @@ static int wait_room(struct endpoint *ep, struct bw_arg *a, unsigned int size)
 		 * mode the engine does.  A kick of our own is only a fallback.
 		 */
 		if (!(++n & 4095)) {
-			ret = ep->raw ? raw_trigger(ep->raw) :
-					percs_kick(ep->w, PERCS_KICK_F_SEND);
+			ret = percs_kick(ep->w, PERCS_KICK_F_SEND);
 			if (ret < 0)
 				return ret;
 		}
@@ -183,17 +183,24 @@ static int wait_room(struct endpoint *ep, struct bw_arg *a, unsigned int size)
 	}
 }
 
+/*
+ * In place: the header only, the payload area is left as the FIFO holds
+ * it (the message "already built there").  --copy: header and payload.
+ */
 static inline int compose(struct endpoint *ep, const struct bw_arg *a,
 			  const void *buf, uint32_t tag)
 {
-	if (ep->raw)
-		return raw_compose_hdr(ep->raw, &ep->peer, a->size, tag);
+	void *payload;
+
+	if (!a->copy)
+		return percs_send_reserve(ep->w, &ep->peer, a->size, tag, 0,
+					  &payload);
 	return percs_send_compose(ep->w, &ep->peer, buf, a->size, tag, 0);
 }
 
 static inline int trigger(struct endpoint *ep)
 {
-	return ep->raw ? raw_trigger(ep->raw) : percs_send_trigger(ep->w);
+	return percs_send_trigger(ep->w);
 }
 
 /* One FIFO packet with a control tag, composed and triggered. */
@@ -281,8 +288,6 @@ static int bw_source(struct endpoint *ep, void *varg)
 	int ret;
 
 	memset(buf, 0x5a, sizeof(buf));
-	if (ep->raw)
-		raw_fill_payload(ep->raw, 0x5a);
 	ret = pair_wait_ready(ep->ctl);
 	if (ret)
 		return ep_fail(ep, ret, "side B did not start");
@@ -295,8 +300,7 @@ static int bw_source(struct endpoint *ep, void *varg)
 	a->room_waits = a->room_wait_ns = 0;
 	ret = stream(ep, a, buf, t + (uint64_t)(a->secs * 1e9), TAG_END);
 	a->stream_ns = now_ns() - t;
-	a->send_blocked = ep->raw ? raw_send_blocked(ep->raw) :
-			  percs_window_status(ep->w)->send_blocked;
+	a->send_blocked = percs_window_status(ep->w)->send_blocked;
 	return ret;
 }
 
@@ -312,7 +316,6 @@ int bw_measure(struct bw_result *r, double secs, double warm_secs)
 	struct pair_opts o = {
 		.pair = r->pair,
 		.mode = r->mode,
-		.raw_a = r->kind == BK_FIFO && !r->copy,
 	};
 	struct bw_arg a = {
 		.kind = r->kind, .size = r->size, .copy = r->copy,

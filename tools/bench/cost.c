@@ -7,12 +7,12 @@
  * One process holds a kick-mode window on HFI 0 and one on HFI 1 of hub A.
  * Each round composes a batch of FIFO packets with percs_send_compose()
  * (user-space copy into the send FIFO), triggers with percs_send_trigger()
- * (the 8-byte store and PERCS_IOC_KICK: the engine routes each packet and
- * copies it into the receive FIFO), then peeks and consumes every packet on
- * the other window and returns the credit.  The three phases are timed
- * separately; the medians over the rounds, per packet, are reported.  An
- * immediate send is timed as one percs_icswx() call (slot copy, trigger
- * store and kick).
+ * (the 8-byte store and libpercs's doorbell, fdatasync(2) on the window:
+ * the engine routes each packet and copies it into the receive FIFO), then
+ * peeks and consumes every packet on the other window and returns the
+ * credit.  The three phases are timed separately; the medians over the
+ * rounds, per packet, are reported.  An immediate send is timed as one
+ * percs_icswx() call (slot copy, trigger store and the fdatasync doorbell).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -9,8 +9,12 @@
  *  - getppid(): one system call round trip (entry, trivial work, exit)
  *  - PERCS_IOC_HFI_INFO: a trivial ioctl on the percs device (copy in,
  *    fill, copy out) and PERCS_IOC_KICK on a kick-mode window with nothing
- *    to send (the fixed cost of a kick); for comparison an ioctl that
- *    /dev/null refuses (ENOTTY): the system call and VFS ioctl path alone
+ *    to send; for comparison an ioctl that /dev/null refuses (ENOTTY): the
+ *    system call and VFS ioctl path alone
+ *  - fdatasync() on a kick-mode window with nothing to send: libpercs's
+ *    doorbell for sends and immediate sends (the kernel runs the same
+ *    engine pass as PERCS_IOC_KICK(SEND|IMM), without the ioctl path's LSM
+ *    hooks), so the fixed cost of every kick-mode send
  *  - memcpy: one thread, 2 KiB chunks cycling through 8 MiB (memory) and
  *    through 64 KiB (cache-resident, the size of the FIFOs the data path
  *    copies between); the cache-resident figure is the limit, because the
@@ -219,6 +223,12 @@ static int op_kick(void *ctx)
 	return ioctl(*(int *)ctx, PERCS_IOC_KICK, (unsigned long)PERCS_KICK_F_SEND);
 }
 
+/* The doorbell libpercs rings after a trigger or an ICSWX (kick mode). */
+static int op_fdatasync(void *ctx)
+{
+	return fdatasync(*(int *)ctx);
+}
+
 typedef void *(*copy_fn)(void *, const void *, size_t);
 
 /* Read after the copies so that they cannot be optimised away. */
@@ -336,7 +346,7 @@ int run_limits(const struct bench_cfg *cfg, struct limits *lim)
 	ret = pin_self(0);
 	if (ret)
 		return ret;
-	progress("limits: clock, getppid, ioctl");
+	progress("limits: clock, getppid, ioctl, fdatasync");
 	lim->clock_ns = per_call_ns(calls, op_clock, NULL);
 	lim->getppid_ns = per_call_ns(calls, op_getppid, NULL);
 
@@ -358,6 +368,7 @@ int run_limits(const struct bench_cfg *cfg, struct limits *lim)
 	}
 	fd = percs_window_fd(w);
 	lim->ioctl_kick_ns = per_call_ns(calls, op_kick, &fd);
+	lim->fdatasync_ns = per_call_ns(calls, op_fdatasync, &fd);
 	percs_window_release(w);
 	percs_hfi_close(hfi);
 

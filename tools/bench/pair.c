@@ -125,16 +125,9 @@ static int ep_open(struct endpoint *ep, const struct pair_def *pd, int side,
 	if (ret)
 		return ep_fail(ep, ret, "open HFI %u of hub %u",
 			       pd->unit[side], pd->hub[side]);
-	if (side == 0 && o->raw_a) {
-		ret = raw_reserve(ep->hfi, attr.flags, g_cfg->fifo_size,
-				  g_cfg->job_key, &ep->raw);
-		if (!ret)
-			ep->addr = raw_addr(ep->raw);
-	} else {
-		ret = percs_window_reserve(ep->hfi, &attr, &ep->w);
-		if (!ret)
-			ep->addr = percs_window_addr(ep->w);
-	}
+	ret = percs_window_reserve(ep->hfi, &attr, &ep->w);
+	if (!ret)
+		ep->addr = percs_window_addr(ep->w);
 	if (ret)
 		return ep_fail(ep, ret, "reserve a window on hub %u HFI %u",
 			       pd->hub[side], pd->unit[side]);
@@ -145,8 +138,6 @@ static void ep_close(struct endpoint *ep)
 {
 	percs_window_release(ep->w);
 	ep->w = NULL;
-	raw_release(ep->raw);
-	ep->raw = NULL;
 	percs_hfi_close(ep->hfi);
 	ep->hfi = NULL;
 }
@@ -178,7 +169,7 @@ static int reap(pid_t pid, double timeout_s)
 
 /**
  * pair_run() - run one two-process measurement
- * @o: which pair of HFIs, which engine mode, raw window for side A
+ * @o: which pair of HFIs, which engine mode
  * @fa: side A (the parent: the timer in latency runs, the sender in
  *	bandwidth runs)
  * @fb: side B (the child)

@@ -112,6 +112,10 @@ void print_limits(FILE *f, const struct limits *lim)
 		fmt_ns(a, sizeof(a), lim->ioctl_info_ns));
 	fprintf(f, "  %-44s %12s\n", "ioctl PERCS_IOC_KICK, nothing to send",
 		fmt_ns(a, sizeof(a), lim->ioctl_kick_ns));
+	if (lim->fdatasync_ns > 0)
+		fprintf(f, "  %-44s %12s  (the send doorbell's fixed cost)\n",
+			"fdatasync() on a window, nothing to send",
+			fmt_ns(a, sizeof(a), lim->fdatasync_ns));
 	if (lim->ioctl_null_ns > 0)
 		fprintf(f, "  %-44s %12s  (VFS ioctl path alone; diagnostic)\n",
 			"ioctl refused by /dev/null (ENOTTY)",
@@ -205,7 +209,8 @@ void print_bw(FILE *f, const struct bench_cfg *cfg, const struct results *r)
 		return;
 	fprintf(f, "\nBandwidth: one-way streaming, payload bytes/s; FIFO payload %s\n",
 		cfg->copy ? "copied into the FIFO by percs_send_compose() (--copy)" :
-		"composed in place in the send FIFO (only headers written)");
+		"left in place in the send FIFO by percs_send_reserve()\n"
+		"  (only the headers are written; the payload bytes are whatever the FIFO holds)");
 	fprintf(f, "  %-4s %-4s %-9s %5s %-8s %11s %13s %11s %8s %9s\n", "kind",
 		"mode", "pair", "bytes", "payload", "bandwidth", "rate",
 		"median", lim->done ? "x memcpy" : "", "full/blk");
@@ -285,7 +290,7 @@ void print_cost(FILE *f, const struct bench_cfg *cfg, const struct results *r)
 		d->hub[0], d->unit[0], d->unit[1]);
 	fprintf(f, "  (medians; no cross-CPU traffic: the least host-sensitive figures)\n");
 	fprintf(f, "  %-4s %5s %5s %11s %11s %11s %12s\n", "kind", "bytes", "batch",
-		"compose", "kick", "receive", "kick B/s");
+		"compose", "kick(sync)", "receive", "kick B/s");
 	for (unsigned int i = 0; i < r->ncost; i++) {
 		const struct cost_result *x = &r->cost[i];
 
@@ -300,9 +305,10 @@ void print_cost(FILE *f, const struct bench_cfg *cfg, const struct results *r)
 			fmt_ns(c, sizeof(c), x->recv_ns),
 			fmt_bps(e, sizeof(e), x->size * 1e9 / x->kick_ns));
 	}
-	fprintf(f, "  compose: percs_send_compose() (user copy into the send FIFO); kick:\n"
-		"  percs_send_trigger() = trigger store + PERCS_IOC_KICK, the engine routing\n"
-		"  and copying into the receive FIFO (imm: one percs_icswx() call);\n"
+	fprintf(f, "  compose: percs_send_compose() (user copy into the send FIFO);\n"
+		"  kick(sync): percs_send_trigger() = trigger store + the fdatasync(2)\n"
+		"  doorbell on the window, in which the engine routes and copies into the\n"
+		"  receive FIFO (imm: one percs_icswx() call, slot copy + fdatasync);\n"
 		"  receive: peek + consume + credit\n");
 	slope = cost_slope(r, true);
 	if (slope > 0) {
@@ -363,7 +369,7 @@ static void sum_cost(FILE *f, const struct results *r)
 
 	if (imm)
 		fprintf(f, "  %-36s %12s  %-22s %12s %8.1fx\n",
-			"engine: one icswx 8 B (with kick)",
+			"engine: icswx 8 B + fdatasync kick",
 			fmt_ns(a, sizeof(a), imm->kick_ns), "getppid",
 			fmt_ns(b, sizeof(b), r->lim.getppid_ns),
 			imm->kick_ns / r->lim.getppid_ns);
@@ -569,6 +575,8 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 		jnum(f, lim->ioctl_info_ns);
 		fputs(",\n    \"ioctl_kick_empty_ns\": ", f);
 		jnum(f, lim->ioctl_kick_ns);
+		fputs(",\n    \"fdatasync_empty_ns\": ", f);
+		jnum(f, lim->fdatasync_ns > 0 ? lim->fdatasync_ns : NAN);
 		fputs(",\n    \"ioctl_enotty_dev_null_ns\": ", f);
 		jnum(f, lim->ioctl_null_ns > 0 ? lim->ioctl_null_ns : NAN);
 		fputs(",\n    \"clock_gettime_ns\": ", f);
