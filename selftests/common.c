@@ -427,3 +427,19 @@ uint64_t pt_checksum(const void *buf, size_t len)
 	}
 	return h;
 }
+
+unsigned long pt_scale(unsigned long n)
+{
+	static double scale = -1;
+	unsigned long v;
+
+	if (scale < 0) {
+		const char *e = getenv("PERCS_TEST_SCALE");
+
+		scale = e ? strtod(e, NULL) : 1.0;
+		if (!(scale > 0 && scale <= 1))
+			scale = 1.0;
+	}
+	v = (unsigned long)(n * scale);
+	return v ? v : 1;
+}

@@ -38,6 +38,10 @@
  *                                    returns how many failed (fn != 0,
  *                                    signal, or killed at the deadline)
  *   pt_fill(buf, len, seed), pt_checksum(buf, len)  payload patterns
+ *   pt_scale(n)                      n scaled by $PERCS_TEST_SCALE (a
+ *                                    fraction, default 1; at least 1): the
+ *                                    debug kernels run syscall-heavy loops
+ *                                    ~20x slower, so their runs set 0.05
  *
  * Notes on the 6.1 harness: it has no TEST_TIMEOUT (default 30 s per test):
  * use an empty fixture and TEST_F_TIMEOUT(fixture, name, seconds).  An
@@ -155,5 +159,13 @@ uint64_t pt_checksum(const void *buf, size_t len);
 		       __l.blocked_senders, __l.job_keys, __r);	\
 	ASSERT_EQ(0, __r);						\
 } while (0)
+
+/**
+ * pt_scale() - an iteration count scaled for the kernel under test
+ * @n: the count on the stock kernel
+ *
+ * Return: n * $PERCS_TEST_SCALE rounded down, at least 1.
+ */
+unsigned long pt_scale(unsigned long n);
 
 #endif /* PERCS_SELFTESTS_COMMON_H */
