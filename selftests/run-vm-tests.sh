@@ -8,8 +8,11 @@
 #   $PERCS_OUT/NAME.tap       its TAP output (stdout); NAME.log its stderr
 #   $PERCS_OUT/NAME.expected  the number of tests it declares (its TAP plan),
 #                             so a crash counts the missing tests as failed
-# and one line per program in $PERCS_OUT/oracles.tap: the debugfs live
-# counters are back to zero after it, and the kernel log it caused is clean.
+# and lines per program in $PERCS_OUT/oracles.tap: the debugfs live
+# counters are back to zero after it, the kernel log it caused is clean,
+# kmemleak finds nothing (debug kernels), every FOLL_PIN page is released,
+# and rmmod succeeds leaving no engine thread (the module is then inserted
+# again, with $PERCS_MODPARAMS, for the next program).
 # Then selftests/module.sh (module parameters, rmmod, load/unload cycles)
 # writes $PERCS_OUT/module.tap.
 #
@@ -29,6 +32,7 @@ bindir=$build/selftests
 per_test_timeout=${PERCS_TEST_TIMEOUT:-300}
 only=${PERCS_SELFTESTS:-}
 live=/sys/kernel/debug/percs/live
+module=${PERCS_MODULE:-$src/percs.ko}
 bug_re='BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|kernel BUG|list_add corruption|list_del corruption|refcount_t|soft lockup|hard LOCKUP|hung_task|blocked for more than|Call Trace'
 
 failed=0
@@ -138,6 +142,61 @@ run_one() {
 		printf '%s\n' "$new_bugs" | head -n 20 | sed 's/^/# /'
 		oracle "not ok $((${#oracle_lines[@]} + 1)) - $name: kernel log clean"
 	fi
+	kmemleak_check "$name"
+	foll_pin_check "$name"
+	reload_check "$name"
+}
+
+# kmemleak (debug kernels): two scans 5 s apart, then what it found since
+# the last clear.  Nothing to check where the kernel has no kmemleak.
+kmemleak=/sys/kernel/debug/kmemleak
+kmemleak_check() {
+	local name=$1 report
+	[ -w "$kmemleak" ] || return 0
+	echo scan >"$kmemleak"
+	sleep 5
+	echo scan >"$kmemleak"
+	report=$(cat "$kmemleak")
+	echo clear >"$kmemleak"
+	if [ -z "$report" ]; then
+		oracle "ok $((${#oracle_lines[@]} + 1)) - $name: kmemleak finds nothing"
+	else
+		printf '%s\n' "$report" | head -n 30 | sed 's/^/# /'
+		oracle "not ok $((${#oracle_lines[@]} + 1)) - $name: kmemleak finds nothing"
+	fi
+}
+
+# Pages pinned with FOLL_PIN are all released again.
+foll_pin_check() {
+	local name=$1 acq rel
+	acq=$(awk '$1 == "nr_foll_pin_acquired" { print $2 }' /proc/vmstat)
+	rel=$(awk '$1 == "nr_foll_pin_released" { print $2 }' /proc/vmstat)
+	if [ "${acq:-0}" = "${rel:-0}" ]; then
+		oracle "ok $((${#oracle_lines[@]} + 1)) - $name: pinned pages all released"
+	else
+		oracle "not ok $((${#oracle_lines[@]} + 1)) - $name: pinned pages all released (acquired $acq, released $rel)"
+	fi
+}
+
+# rmmod succeeds and leaves no engine thread; then the module goes back in
+# for the next group.
+reload_check() {
+	local name=$1 err threads
+	if ! err=$(rmmod percs 2>&1); then
+		oracle "not ok $((${#oracle_lines[@]} + 1)) - $name: rmmod succeeds, no engine thread left ($err)"
+		return
+	fi
+	threads=$(grep -l '^percs' /proc/[0-9]*/comm 2>/dev/null | wc -l)
+	if [ "$threads" -eq 0 ]; then
+		oracle "ok $((${#oracle_lines[@]} + 1)) - $name: rmmod succeeds, no engine thread left"
+	else
+		oracle "not ok $((${#oracle_lines[@]} + 1)) - $name: rmmod succeeds, no engine thread left ($threads left)"
+	fi
+	# shellcheck disable=SC2086 # parameters are words
+	insmod "$module" ${PERCS_MODPARAMS:-} || {
+		echo "run-vm-tests: cannot insert $module again" >&2
+		failed=1
+	}
 }
 
 write_oracles() {
@@ -150,6 +209,8 @@ write_oracles() {
 }
 
 mkdir -p "$out"
+# What kmemleak knew before the tests is not ours.
+[ -w "$kmemleak" ] && echo clear >"$kmemleak"
 if ! [ -d "$bindir" ]; then
 	echo "run-vm-tests: no test programs in $bindir (make selftests)" >&2
 	oracle "not ok 1 - test programs built"

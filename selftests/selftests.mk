@@ -27,7 +27,7 @@ ST_VM_TIMEOUT ?= 1500
 
 ST_HELPER := $(ST_OUT)/helpers/pt-helper
 
-.PHONY: selftests vm-tests
+.PHONY: selftests vm-tests vm-tests-kasan vm-tests-kcsan
 all: selftests
 selftests: $(ST_BINS) $(ST_HELPER)
 
@@ -54,36 +54,14 @@ $(ST_HELPER): $(ST_DIR)/helpers/pt-helper.c $(SRC)/include/uapi/linux/percs.h
 		-o $@ $<
 
 # The VM sees the host's file system read-only at the same paths, so the
-# binaries, the module and these scripts are used in place.  Only a VM that
-# could not run the suite at all (no TAP came back), or whose exit status is
-# not the runner's own 0/1 (3: the kernel log shows a bug, 124: timeout,
-# 125: VM failure), is recorded as a failure in vm-boot.tap; test failures
-# are in the other TAP files.
+# binaries, the module and these scripts are used in place.
+# selftests/vm-tests.sh runs the suite on one kernel: Debian's (vm-tests),
+# or a debug kernel built once and cached (vm-tests-kasan, vm-tests-kcsan).
+# Failing tests do not stop make: scripts/summary.sh counts the TAP files.
 vm-tests: module lib $(ST_LIBSAN) selftests
-	@rm -rf $(ST_VM_OUT) && mkdir -p $(ST_VM_OUT) $(BUILD)/results
-	@rm -f $(BUILD)/results/vm-*
-	@$(SRC)/tools/vm/percs-vm --out $(ST_VM_OUT) \
-		--timeout $(ST_VM_TIMEOUT) --module $(SRC)/percs.ko \
-		--env PERCS_SRC=$(SRC) --env PERCS_BUILD=$(BUILD) \
-		--env PERCS_MODULE=$(SRC)/percs.ko \
-		-- $(ST_DIR)/run-vm-tests.sh; \
-	rc=$$?; \
-	for f in $(ST_VM_OUT)/*.tap $(ST_VM_OUT)/*.expected; do \
-		[ -e "$$f" ] && cp "$$f" $(BUILD)/results/vm-$${f##*/}; \
-	done; \
-	if ! ls $(ST_VM_OUT)/*.tap >/dev/null 2>&1; then \
-		echo "vm-tests: the VM produced no TAP (percs-vm exit $$rc)"; \
-		printf 'TAP version 13\n1..1\nnot ok 1 - VM run (percs-vm exit %s, no TAP)\n' \
-			"$$rc" > $(BUILD)/results/vm-boot.tap; \
-		echo 1 > $(BUILD)/results/vm-boot.expected; \
-	elif [ $$rc -ne 0 ] && [ $$rc -ne 1 ]; then \
-		echo "vm-tests: percs-vm exit $$rc (kernel oracle, timeout or VM failure)"; \
-		printf 'TAP version 13\n1..1\nnot ok 1 - VM run: percs-vm exit %s (see %s)\n' \
-			"$$rc" "$(ST_VM_OUT)/dmesg.txt" > $(BUILD)/results/vm-boot.tap; \
-		echo 1 > $(BUILD)/results/vm-boot.expected; \
-	else \
-		printf 'TAP version 13\n1..1\nok 1 - VM run: percs-vm exit %s\n' \
-			"$$rc" > $(BUILD)/results/vm-boot.tap; \
-		echo 1 > $(BUILD)/results/vm-boot.expected; \
-	fi; \
-	echo "vm-tests: percs-vm exit $$rc; results in $(BUILD)/results/vm-*"
+	@PERCS_BUILD=$(BUILD) PERCS_VM_TIMEOUT=$(ST_VM_TIMEOUT) \
+		$(ST_DIR)/vm-tests.sh stock
+
+vm-tests-%: lib $(ST_LIBSAN) selftests
+	@PERCS_BUILD=$(BUILD) PERCS_VM_TIMEOUT=$(ST_VM_TIMEOUT) \
+		$(ST_DIR)/vm-tests.sh $*

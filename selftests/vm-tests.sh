@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm-tests.sh FLAVOR: run the whole in-VM suite on one kernel and put its
+# TAP files into $PERCS_BUILD/results/PREFIX-*.tap.
+#
+#   stock   Debian's kernel and the module built against its headers
+#           (make module); results vm-*.tap
+#   kasan   the KASAN + lockdep + kmemleak + UBSAN + fault-injection
+#           kernel (tools/vm/debug-kernel.sh kasan, built once and cached),
+#           the module built again for it; results kasan-*.tap
+#   kcsan   the KCSAN kernel likewise; results kcsan-*.tap
+#
+# The debug kernels run syscall-heavy loops ~20x slower, so their runs
+# scale test sizes with PERCS_TEST_SCALE (default 0.05; see pt_scale()).
+# Only a VM that could not run the suite (no TAP came back) or whose exit
+# status is not the runner's own 0/1 is recorded as a failure in
+# PREFIX-boot.tap; test and oracle failures are in the other TAP files.
+set -uo pipefail
+flavor=${1:?usage: vm-tests.sh stock|kasan|kcsan}
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${PERCS_BUILD:-$src/build}
+results=$build/results
+timeout=${PERCS_VM_TIMEOUT:-1500}
+vm_args=()
+scale=1
+
+case $flavor in
+stock)
+	prefix=vm
+	module=$src/percs.ko
+	[ -f "$module" ] || { echo "vm-tests: $module missing (make module)" >&2; exit 2; }
+	;;
+kasan | kcsan)
+	prefix=$flavor
+	scale=${PERCS_DEBUG_TEST_SCALE:-0.05}
+	tree=$("$src/tools/vm/debug-kernel.sh" "$flavor") || {
+		echo "vm-tests: the $flavor kernel could not be built" >&2
+		mkdir -p "$results"
+		printf 'TAP version 13\n1..1\nnot ok 1 - %s kernel built\n' \
+			"$flavor" >"$results/$prefix-boot.tap"
+		exit 1
+	}
+	# The module again, for this kernel (vermagic), out of the source tree.
+	kmod=$build/kmod-$flavor
+	mkdir -p "$kmod"
+	cp -rp "$src/Kbuild" "$src/kernel" "$src/firmware-model" "$src/include" "$kmod/"
+	make -s -C "$tree" M="$kmod" modules >"$kmod/build.log" 2>&1 || {
+		cat "$kmod/build.log" >&2
+		printf 'TAP version 13\n1..1\nnot ok 1 - module built for the %s kernel\n' \
+			"$flavor" >"$results/$prefix-boot.tap"
+		exit 1
+	}
+	module=$kmod/percs.ko
+	vm_args+=(--kernel "$tree" --mem 3G)
+	;;
+*)
+	echo "vm-tests: unknown flavor '$flavor' (stock, kasan, kcsan)" >&2
+	exit 2
+	;;
+esac
+
+out=$build/vm-out-$flavor
+rm -rf "$out" && mkdir -p "$out" "$results"
+rm -f "$results/$prefix"-*
+echo "vm-tests: $flavor kernel, test scale $scale"
+start=$(date +%s)
+"$src/tools/vm/percs-vm" --out "$out" --timeout "$timeout" "${vm_args[@]}" \
+	--module "$module" \
+	--env PERCS_SRC="$src" --env PERCS_BUILD="$build" \
+	--env PERCS_MODULE="$module" --env PERCS_TEST_SCALE="$scale" \
+	--env PERCS_KERNEL_FLAVOR="$flavor" \
+	-- "$src/selftests/run-vm-tests.sh"
+rc=$?
+for f in "$out"/*.tap "$out"/*.expected; do
+	[ -e "$f" ] && cp "$f" "$results/$prefix-${f##*/}"
+done
+boot=$results/$prefix-boot.tap
+echo 1 >"$results/$prefix-boot.expected"
+if ! ls "$out"/*.tap >/dev/null 2>&1; then
+	echo "vm-tests: the $flavor VM produced no TAP (percs-vm exit $rc)"
+	printf 'TAP version 13\n1..1\nnot ok 1 - %s VM run (percs-vm exit %s, no TAP)\n' \
+		"$flavor" "$rc" >"$boot"
+elif [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+	echo "vm-tests: percs-vm exit $rc (kernel oracle, timeout or VM failure)"
+	printf 'TAP version 13\n1..1\nnot ok 1 - %s VM run: percs-vm exit %s (see %s)\n' \
+		"$flavor" "$rc" "$out/dmesg.txt" >"$boot"
+else
+	printf 'TAP version 13\n1..1\nok 1 - %s VM run: percs-vm exit %s\n' \
+		"$flavor" "$rc" >"$boot"
+fi
+echo "vm-tests: $flavor pass took $(($(date +%s) - start)) s; results in $results/$prefix-*"
+exit 0
