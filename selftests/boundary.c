@@ -1189,6 +1189,7 @@ TEST_F_TIMEOUT(bnd, mmap_offsets_lengths, 120)
 	uint64_t offs[ARRAY_SIZE(bvals) + 6 * PERCS_REGION_MAX];
 	uint64_t lens[ARRAY_SIZE(bvals) + 4];
 	unsigned int no = 0, nl, o, l, c, bad = 0, calls = 0, ok = 0;
+	unsigned int n_inval = 0, n_nomem = 0, n_overflow = 0, n_perm = 0;
 	/* prot and flags combinations tried at the region keys */
 	static const struct { int prot, flags; const char *name; } pf[] = {
 		{ PROT_READ, MAP_SHARED, "R shared" },
@@ -1242,6 +1243,10 @@ TEST_F_TIMEOUT(bnd, mmap_offsets_lengths, 120)
 			long got = m == MAP_FAILED ? -errno : 0;
 
 			calls++;
+			n_inval += want == -EINVAL;
+			n_nomem += want == -ENOMEM;
+			n_overflow += want == -EOVERFLOW;
+			n_perm += want == -EPERM;
 			/*
 			 * A private writable mapping is charged against the
 			 * commit limit before the driver sees it: a few GiB
@@ -1271,9 +1276,16 @@ TEST_F_TIMEOUT(bnd, mmap_offsets_lengths, 120)
 			TH_LOG("after offset %#llx", (unsigned long long)offs[o]);
 		EXPECT_EQ(base.windows, now.windows);
 	}
-	TH_LOG("%u mmap calls, %u mapped, %u unexpected", calls, ok, bad);
+	TH_LOG("%u mmap calls, %u mapped, %u unexpected; expected EINVAL %u, "
+	       "ENOMEM %u, EOVERFLOW %u, EPERM %u", calls, ok, bad, n_inval,
+	       n_nomem, n_overflow, n_perm);
 	EXPECT_EQ(0, bad);
+	/* every kind of answer was tried */
 	EXPECT_LT(0, ok);
+	EXPECT_LT(0, n_inval);
+	EXPECT_LT(0, n_nomem);
+	EXPECT_LT(0, n_overflow);
+	EXPECT_LT(0, n_perm);
 	EXPECT_NOTHING_LEFT(&self->base, "the mmap matrix");
 	close(wfd);
 }

@@ -563,6 +563,9 @@ static void *victim_main(void *arg)
 		while (take_cqe(w, &c))
 			if (c.res)
 				v->err_cqes++;
+		/* and put its own head back where the scribbler moved it */
+		__atomic_store_n(&db_of(w)->cq_head, w->cq_head,
+				 __ATOMIC_RELEASE);
 		if (seq % 64 == 0)
 			usleep(100);
 	}
