@@ -1968,6 +1968,47 @@ TEST_F_TIMEOUT(fuzz, random_calls, 300)
 		       FZ_RUN_MS / 1000, (unsigned long)atomic_load(&fz.calls),
 		       total_calls);
 
+	/*
+	 * The kernel's live objects are exactly the fuzzer's: its windows
+	 * (each reserved, so also in windows_reserved), its mappings and the
+	 * job keys of its windows (the forked children's are gone: their
+	 * last references may be dropped by a deferred fput, so wait).
+	 */
+	{
+		long want_w = 0, want_m = 0, want_k = 0;
+		uint64_t until = pt_now_ms() + PT_TIMEOUT_MS;
+		int j;
+
+		for (i = 0; i < FZ_MAX_WINS; i++) {
+			if (!fz.win[i].used)
+				continue;
+			want_w++;
+			for (j = 0; j < i; j++)
+				if (fz.win[j].used &&
+				    fz.win[j].key == fz.win[i].key)
+					break;
+			want_k += j == i;
+		}
+		want_m = count_maps();
+		for (;;) {
+			ASSERT_EQ(0, pt_read_live(&live));
+			if ((live.windows == want_w &&
+			     live.windows_reserved == want_w &&
+			     live.mappings == want_m &&
+			     live.job_keys == want_k) || pt_now_ms() > until)
+				break;
+			usleep(2000);
+		}
+		EXPECT_EQ(want_w, live.windows);
+		EXPECT_EQ(want_w, live.windows_reserved);
+		EXPECT_EQ(want_m, live.mappings);
+		EXPECT_EQ(want_k, live.job_keys);
+		TH_LOG("at the end: %ld windows, %ld mappings, %ld job keys "
+		       "(live: %ld, %ld, %ld; %ld blocked senders)", want_w,
+		       want_m, want_k, live.windows, live.mappings,
+		       live.job_keys, live.blocked_senders);
+	}
+
 	/* everything closed: nothing left */
 	for (i = 0; i < FZ_MAX_MAPS; i++)
 		if (fz.map[i].used)
