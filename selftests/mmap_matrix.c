@@ -54,10 +54,15 @@
  *   a forked child                                          shares the
  *                                           pages both ways
  *   read(2) into a read-only mapping                        EFAULT
+ *   a forced write (/proc/self/mem) into a read-only one    EIO
  *   B's fd with A's key                                     maps B's region
  *                                           (keys are per fd); with A's
  *                                           length when B's differs: EINVAL
  *   the HFI fd                                              ENODEV (no mmap)
+ *   madvise(MADV_DONTNEED), then an access                  the region's
+ *                                           contents (madvise(2) for shared
+ *                                           mappings), or EINVAL from
+ *                                           madvise
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -695,13 +700,15 @@ TEST_F(mm, fork_child_shares_pages)
 }
 
 /* A read-only mapping cannot be stored to, not even by the kernel on the
- * process's behalf (read(2) into it: EFAULT); a writable one can.
+ * process's behalf (read(2) into it: EFAULT), nor by a forced write
+ * through /proc/self/mem (FOLL_FORCE does not apply to shared mappings:
+ * EIO); a writable one can.
  */
 TEST_F(mm, read_into_mapping)
 {
 	uint8_t *map = self->a.map[self->r];
 	uint8_t save[64];
-	int pfd[2];
+	int pfd[2], mfd;
 	ssize_t n;
 
 	memcpy(save, map, sizeof(save));
@@ -719,6 +726,23 @@ TEST_F(mm, read_into_mapping)
 	}
 	close(pfd[0]);
 	close(pfd[1]);
+
+	mfd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, mfd);
+	n = pwrite(mfd, "abcdefgh", 8, (off_t)(uintptr_t)(map + 8));
+	if (variant->writable) {
+		EXPECT_EQ(8, n);
+		EXPECT_EQ(0, memcmp(map + 8, "abcdefgh", 8));
+		memcpy(map, save, sizeof(save));
+	} else {
+		EXPECT_EQ(-1, n);
+		EXPECT_EQ(EIO, errno);
+		EXPECT_EQ(0, memcmp(map, save, sizeof(save)));
+	}
+	/* Reading through it works for every region. */
+	EXPECT_EQ(8, pread(mfd, save, 8, (off_t)(uintptr_t)map));
+	EXPECT_EQ(0, memcmp(save, map, 8));
+	close(mfd);
 }
 
 /*
@@ -756,6 +780,70 @@ TEST_F(mm, other_window_key_maps_own_region)
 	}
 	EXPECT_EQ(before + 1, live_mappings());
 	ASSERT_EQ(0, munmap(p, rb->length));
+}
+
+static void on_sigbus(int sig)
+{
+	_exit(3);
+}
+
+/*
+ * madvise(MADV_DONTNEED) on a shared mapping drops the page table entries;
+ * madvise(2): "subsequent accesses of pages in the range will succeed,
+ * but will result in ... repopulating the memory contents from the
+ * up-to-date contents of the underlying mapped file".  So the region must
+ * read the same afterwards (and stores must still reach the window), or
+ * madvise must refuse (EINVAL, as for VM_PFNMAP mappings).  The access is
+ * made in a child, so that a SIGBUS is reported rather than fatal.
+ */
+TEST_F(mm, madvise_dontneed_repopulates)
+{
+	const struct percs_region *reg = &self->a.req.regions[self->r];
+	int prot = PROT_READ | (variant->writable ? PROT_WRITE : 0);
+	uint8_t *p, *ref = self->a.map[self->r];
+	bool writable = variant->writable;
+	size_t len = self->len;
+	int ret, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, try_map(self->a.fd, len, prot, MAP_SHARED, reg->offset,
+			     (void **)&p));
+	ret = madvise(p, len, MADV_DONTNEED);
+	if (ret) {
+		EXPECT_EQ(EINVAL, errno);
+		ASSERT_EQ(0, munmap(p, len));
+		return;
+	}
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_sigbus;
+		sigaction(SIGBUS, &sa, NULL);
+		sigaction(SIGSEGV, &sa, NULL);
+		if (memcmp(p, ref, len))
+			_exit(1);
+		if (writable) {
+			p[300] ^= 0x81;
+			if (ref[300] != p[300])
+				_exit(2);
+			p[300] ^= 0x81;
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("%s: madvise(MADV_DONTNEED) succeeded, then the next access %s (expected: the region's contents again, or madvise failing with EINVAL)",
+		       region_name[self->r],
+		       !WIFEXITED(status) ? "died by a signal" :
+		       WEXITSTATUS(status) == 3 ? "raised SIGBUS: nothing faults the pages back in (no vm_ops->fault)" :
+		       WEXITSTATUS(status) == 1 ? "read other contents" :
+		       WEXITSTATUS(status) == 2 ? "stored elsewhere" :
+		       "failed");
+	ASSERT_EQ(0, munmap(p, len));
 }
 
 /* The HFI fd maps nothing: the character device has no mmap (ENODEV). */

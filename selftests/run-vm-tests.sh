@@ -236,6 +236,7 @@ if wanted module; then
 		echo "# module.sh: no plan" >> "$out/module.tap"
 	fi
 fi
+wanted cycles && { echo "=== cycles.sh"; PERCS_OUT=$out PERCS_BUILD=$build PERCS_MODULE=$module timeout -k 10 "$per_test_timeout" bash "$src/selftests/cycles.sh" || failed=1; }
 
 echo "run-vm-tests: $([ $failed -eq 0 ] && echo PASS || echo FAIL)"
 exit $failed
