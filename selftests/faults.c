@@ -670,9 +670,9 @@ FIXTURE_TEARDOWN(faults)
 {
 }
 
-#define CH_STREAM	20000u	/* packets of the steady stream */
+#define CH_STREAM	((unsigned int)pt_scale(20000u)) /* the steady stream */
 #define CH_CHURNERS	2
-#define CH_MIN_WINDOWS	2000u	/* reserved and released, at least */
+#define CH_MIN_WINDOWS	((unsigned int)pt_scale(2000u)) /* reserved and released */
 #define CH_TAG_CHURN	0x80000000u
 #define CH_TAG_PROBE	0x40000000u
 

@@ -371,7 +371,7 @@ TEST_F(imm, busy_when_target_full)
  * busy.
  */
 #define HM_SENDERS	3
-#define HM_LINES	20000u	/* accepted lines per sender */
+#define HM_LINES	((unsigned int)pt_scale(20000u)) /* accepted lines per sender */
 
 struct hm_line {
 	uint32_t seq;

@@ -331,7 +331,7 @@ TEST_F_TIMEOUT(slow, reserve_mmap_close_cycles, 300)
 
 	PT_REQUIRE_DEVICE();
 	ASSERT_EQ(0, pt_hfi_open(0, 0, &hfi));
-	for (i = 0; i < 10000; i++) {
+	for (i = 0; i < (int)pt_scale(10000); i++) {
 		int ret = pt_reserve(hfi, i % 7 == 6 ? PERCS_WINDOW_F_POLL : 0,
 				     FIFO_4K, FIFO_4K, key, PERCS_WINDOW_ANY,
 				     &w);
