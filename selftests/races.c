@@ -39,6 +39,7 @@
 #define RC_DEADLINE_MS	(100 * 1000)
 #define NR_REGIONS	(PERCS_REGION_CQ + 1)
 #define TARGET_VALID	(1ull << 63)
+#define FIFO_4K_RC	PERCS_FIFO_MIN_SIZE
 
 static uint64_t mix64(uint64_t x)
 {
@@ -851,6 +852,183 @@ TEST_F_TIMEOUT(races, last_reference_ends_delivery, 60)
 	EXPECT_EQ(0, sh->cqe_other);
 	EXPECT_EQ(sh->composed, sh->packets_sent + sh->send_errors);
 	ASSERT_LIVE_ZERO();
+}
+
+/*
+ * Many senders blocked on one window.  Kick-mode senders do not run their
+ * engine by themselves: design.rst says a blocked packet "is retried on
+ * the sender's next kick, by the polling thread, and when the receiver
+ * kicks with PERCS_KICK_F_CREDIT", and a window that goes lets "the
+ * senders waiting for it fail fast".  With more blocked senders than one
+ * retry batch, every one of them must still be retried: none of these
+ * senders kicks again, so one that is left out waits forever (a process
+ * in poll(2) for its completion hangs).
+ */
+#define MB_SENDERS	100
+#define MB_UNITS	16	/* one packet of PERCS_MAX_PACKET bytes */
+
+FIXTURE(many_blocked) {
+	int hfd[4];
+	uint32_t key;
+	struct pt_rawwin t;		/* the target */
+	struct pt_rawwin s[MB_SENDERS];
+	int nr_s;
+};
+
+FIXTURE_SETUP(many_blocked)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		self->hfd[i] = -1;
+	self->t.fd = -1;
+	PT_REQUIRE_DEVICE();
+	self->key = pt_new_key();
+	for (i = 0; i < 4; i++) {
+		self->hfd[i] = pt_hfi_open_fd(i / 2, i % 2);
+		ASSERT_LE(0, self->hfd[i]);
+	}
+	for (i = 0; i < MB_SENDERS; i++) {
+		ASSERT_EQ(0, pt_rawwin_open(&self->s[i], self->hfd[i % 4], 0,
+					    FIFO_4K_RC, FIFO_4K_RC, self->key));
+		self->nr_s++;
+	}
+}
+
+FIXTURE_TEARDOWN(many_blocked)
+{
+	int i;
+
+	for (i = 0; i < self->nr_s; i++)
+		pt_rawwin_close(&self->s[i]);
+	pt_rawwin_close(&self->t);
+	for (i = 0; i < 4; i++)
+		if (self->hfd[i] >= 0)
+			close(self->hfd[i]);
+}
+
+/* Sender @i sends one full-size packet (tag @i) to @dst and kicks once;
+ * Return: packets the kick moved (0: blocked).
+ */
+static int mb_send_one(struct pt_rawwin *rw, struct percs_addr dst,
+		       uint32_t tag)
+{
+	struct percs_pkt_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.kind = PERCS_PKT_FIFO;
+	h.length = PERCS_MAX_PAYLOAD;
+	h.dst = dst;
+	h.tag = tag;
+	return pt_raw_trigger(rw, pt_raw_put(rw, 0, &h, NULL), true);
+}
+
+static long live_blocked(void)
+{
+	struct pt_live l;
+
+	return pt_read_live(&l) ? -1 : l.blocked_senders;
+}
+
+/* The target goes: every blocked sender completes with -ECONNREFUSED. */
+TEST_F_TIMEOUT(many_blocked, target_closes_all_fail_fast, 60)
+{
+	int blocked = 0, resolved = 0, i, ret;
+	uint64_t deadline;
+
+	ASSERT_EQ(0, pt_rawwin_open(&self->t, self->hfd[0], 0, FIFO_4K_RC,
+				    FIFO_4K_RC, self->key));
+	/* Room for two packets: the other senders block. */
+	for (i = 0; i < MB_SENDERS; i++) {
+		ret = mb_send_one(&self->s[i], self->t.req.addr, i);
+		ASSERT_LE(0, ret);
+		blocked += ret == 0;
+	}
+	ASSERT_EQ(MB_SENDERS - 2, blocked);
+	EXPECT_EQ(blocked, live_blocked());
+
+	pt_rawwin_close(&self->t);
+	deadline = pt_now_ms() + 5000;
+	do {
+		resolved = 0;
+		for (i = 0; i < MB_SENDERS; i++) {
+			const volatile struct percs_status *st =
+				pt_rawwin_st(&self->s[i]);
+
+			resolved += st->send_head == MB_UNITS &&
+				    st->send_errors == 1;
+		}
+		if (resolved == blocked)
+			break;
+		pause_us(2000);
+	} while (pt_now_ms() < deadline);
+	EXPECT_EQ(blocked, resolved)
+		TH_LOG("%d of %d senders blocked on the closed window were never retried (no -ECONNREFUSED, SEND_BLOCKED still set): the release retries only one batch",
+		       blocked - resolved, blocked);
+	EXPECT_EQ(0, live_blocked());
+	for (i = 0; i < MB_SENDERS; i++) {
+		const struct percs_cqe *c = self->s[i].map[PERCS_REGION_CQ];
+
+		if (pt_rawwin_st(&self->s[i])->cq_tail != 1)
+			continue;
+		EXPECT_EQ(i, c->user_data);
+		EXPECT_EQ(-ECONNREFUSED, c->res);
+	}
+}
+
+/* One credit kick with room for all: every blocked sender delivers. */
+TEST_F_TIMEOUT(many_blocked, one_credit_kick_retries_all, 60)
+{
+	const uint32_t recv_size = 128 * MB_UNITS * PERCS_FLIT_SIZE;
+	const volatile struct percs_status *st;
+	struct pt_rawwin filler;
+	uint64_t pos = 0, deadline, base, want;
+	int blocked = 0, i, ret;
+
+	ASSERT_EQ(0, pt_rawwin_open(&self->t, self->hfd[0], 0, FIFO_4K_RC,
+				    recv_size, self->key));
+	st = pt_rawwin_st(&self->t);
+	/* Fill the target exactly: 128 packets from one window. */
+	ASSERT_EQ(0, pt_rawwin_open(&filler, self->hfd[1], 0, recv_size,
+				    FIFO_4K_RC, self->key));
+	for (i = 0; i < 128; i++) {
+		struct percs_pkt_hdr h;
+
+		memset(&h, 0, sizeof(h));
+		h.kind = PERCS_PKT_FIFO;
+		h.length = PERCS_MAX_PAYLOAD;
+		h.dst = self->t.req.addr;
+		h.tag = 1000 + i;
+		pos = pt_raw_put(&filler, pos, &h, NULL);
+	}
+	ASSERT_EQ(128, pt_raw_trigger(&filler, pos, true));
+	pt_rawwin_close(&filler);
+	ASSERT_EQ(recv_size / PERCS_FLIT_SIZE, st->recv_tail);
+	/* Every sender blocks. */
+	for (i = 0; i < MB_SENDERS; i++) {
+		ret = mb_send_one(&self->s[i], self->t.req.addr, i);
+		ASSERT_LE(0, ret);
+		blocked += ret == 0;
+	}
+	ASSERT_EQ(MB_SENDERS, blocked);
+	EXPECT_EQ(MB_SENDERS, live_blocked());
+	EXPECT_TRUE(st->flags & PERCS_STATUS_SENDERS_WAIT);
+
+	/* Consume everything, one credit store, one credit kick. */
+	base = st->recv_tail;
+	want = base + MB_SENDERS * MB_UNITS;
+	__atomic_store_n(&pt_rawwin_db(&self->t)->recv_head, base,
+			 __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pt_raw_kick(&self->t, PERCS_KICK_F_CREDIT));
+	deadline = pt_now_ms() + 5000;
+	while (st->recv_tail != want && pt_now_ms() < deadline)
+		pause_us(2000);
+	EXPECT_EQ(want, st->recv_tail)
+		TH_LOG("the target received %llu of %d packets after one PERCS_KICK_F_CREDIT with room for all; SENDERS_WAIT %s: the other senders are never retried",
+		       (unsigned long long)(st->recv_tail - base) / MB_UNITS,
+		       MB_SENDERS,
+		       st->flags & PERCS_STATUS_SENDERS_WAIT ? "set" : "clear");
+	EXPECT_EQ(0, live_blocked());
 }
 
 TEST_HARNESS_MAIN
