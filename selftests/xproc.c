@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
@@ -958,6 +959,141 @@ TEST_F(xp, no_reopen_no_steal)
 	}
 	close(wfd);
 	close(hfd);
+	ASSERT_LIVE_ZERO();
+}
+
+/* In a new user namespace as nobody: full capabilities there, none here. */
+static int userns_checks(uint32_t root_key, struct percs_addr root_addr)
+{
+	struct percs_window_reserve req;
+	struct percs_window_query q;
+	int hfd, fd, map;
+
+	if (unshare(CLONE_NEWUSER))
+		return errno == EPERM || errno == EINVAL || errno == ENOSPC ?
+		       50 : 1;
+	/* "root" inside: map uid 0 to ourselves (nobody). */
+	map = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
+	if (map < 0 || write(map, "0 65534 1", 9) != 9)
+		return 2;
+	close(map);
+	if (geteuid() != 0)
+		return 3;
+	hfd = pt_hfi_open_fd(root_addr.hub, root_addr.hfi);
+	if (hfd < 0)
+		return 4;
+	/* CAP_SYS_ADMIN of a user namespace is not the launcher's. */
+	if (pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, root_key,
+			   PERCS_WINDOW_ANY, &req) != -EACCES)
+		return 5;
+	/* Root's window: root is not mapped here, the uid reads overflow. */
+	if (query(root_addr.hub, root_addr.hfi, root_addr.window, &q) ||
+	    q.uid != 65534 || q.job_key != root_key)
+		return 6;
+	/* Our own window: our uid as the namespace sees it (0). */
+	fd = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K,
+			    pt_new_key() ^ 0x10000000u, PERCS_WINDOW_ANY, &req);
+	if (fd < 0)
+		return 7;
+	if (query(root_addr.hub, root_addr.hfi, req.window, &q) || q.uid != 0)
+		return 8;
+	close(fd);
+	close(hfd);
+	return 0;
+}
+
+/*
+ * A job key bound to root cannot be joined from a user namespace, where
+ * an unprivileged user has CAP_SYS_ADMIN (the launcher exception is for
+ * the initial namespace only); queries translate uids into the caller's
+ * namespace.
+ */
+TEST_F(xp, user_namespace_cannot_join_root_key)
+{
+	uint32_t key = pt_new_key();
+	struct percs_addr addr;
+	pid_t pid;
+	int rc;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to switch uids");
+	ASSERT_EQ(0, pt_reserve(self->hfi, 0, FIFO_4K, FIFO_4K, key,
+				PERCS_WINDOW_ANY, &self->s));
+	addr = percs_window_addr(self->s);
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(become(NOBODY) ? 100 : userns_checks(key, addr));
+	rc = reap(pid, WAIT_MS);
+	if (rc == 50)
+		SKIP(return, "no user namespace for nobody here (EPERM: e.g. a chrooted root, as in percs-vm)");
+	EXPECT_EQ(0, rc);
+	percs_window_release(self->s);
+	self->s = NULL;
+	ASSERT_LIVE_ZERO();
+}
+
+/* In a new pid namespace: pids read as that namespace sees them. */
+static int pidns_checks(struct percs_addr root_addr)
+{
+	struct percs_window_reserve req;
+	struct percs_window_query q;
+	pid_t pid;
+	int hfd, fd;
+
+	if (unshare(CLONE_NEWPID))
+		return 1;
+	pid = fork();	/* the first child is pid 1 of the namespace */
+	if (pid < 0)
+		return 2;
+	if (pid == 0) {
+		if (getpid() != 1)
+			_exit(3);
+		/* The reserver of root's window is not visible here: 0. */
+		if (query(root_addr.hub, root_addr.hfi, root_addr.window, &q) ||
+		    q.pid != 0)
+			_exit(4);
+		hfd = pt_hfi_open_fd(root_addr.hub, root_addr.hfi);
+		fd = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K,
+				    pt_new_key() ^ 0x8000000u,
+				    PERCS_WINDOW_ANY, &req);
+		if (fd < 0)
+			_exit(5);
+		if (query(root_addr.hub, root_addr.hfi, req.window, &q) ||
+		    q.pid != 1)
+			_exit(6);
+		close(fd);
+		close(hfd);
+		_exit(0);
+	}
+	return reap(pid, WAIT_MS);
+}
+
+/* WINDOW_QUERY gives the reserver's pid in the caller's pid namespace,
+ * 0 where it is not visible.
+ */
+TEST_F(xp, pid_namespace_query)
+{
+	struct percs_window_query q;
+	struct percs_addr addr;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root for a pid namespace");
+	ASSERT_EQ(0, pt_reserve(self->hfi, 0, FIFO_4K, FIFO_4K, pt_new_key(),
+				PERCS_WINDOW_ANY, &self->s));
+	addr = percs_window_addr(self->s);
+	ASSERT_EQ(0, query(addr.hub, addr.hfi, addr.window, &q));
+	EXPECT_EQ(getpid(), q.pid);
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(pidns_checks(addr));
+	EXPECT_EQ(0, reap(pid, WAIT_MS));
+	percs_window_release(self->s);
+	self->s = NULL;
 	ASSERT_LIVE_ZERO();
 }
 
