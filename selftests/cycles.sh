@@ -135,12 +135,13 @@ fi
 
 # srv COMMAND: one command to the helper; its answer in $reply (60 s).
 srv() {
+	local to=${SRV[1]:-} from=${SRV[0]:-}
 	reply=""
-	if [ -z "${SRV_PID:-}" ] || ! echo "$1" >&"${SRV[1]}"; then
+	if [ -z "$to" ] || [ -z "$from" ] || ! echo "$1" >&"$to"; then
 		reply="the helper is gone"
 		return 1
 	fi
-	if ! read -r -t 60 reply <&"${SRV[0]}"; then
+	if ! read -r -t 60 reply <&"$from"; then
 		reply="no answer from the helper${reply:+ ($reply)}"
 		return 1
 	fi
@@ -185,12 +186,13 @@ for ((i = 0; i < cycles; i++)); do
 	fi
 	done_cycles=$((i + 1))
 done
-if [ -n "${SRV_PID:-}" ]; then
-	srv_pid=$SRV_PID
-	srv_in=${SRV[1]}
+srv_pid=${SRV_PID:-}
+srv_in=${SRV[1]:-}
+if [ -n "$srv_in" ]; then
 	exec {srv_in}>&-	# end of input: the helper exits
-	wait "$srv_pid"
 fi
+[ -n "$srv_pid" ] && wait "$srv_pid"
+
 incomplete=0
 [ "$done_cycles" -eq "$cycles" ] || incomplete=1
 
