@@ -62,6 +62,6 @@ vm-tests: module lib $(ST_LIBSAN) selftests
 	@PERCS_BUILD=$(BUILD) PERCS_VM_TIMEOUT=$(ST_VM_TIMEOUT) \
 		$(ST_DIR)/vm-tests.sh stock
 
-vm-tests-%: lib $(ST_LIBSAN) selftests
+vm-tests-kasan vm-tests-kcsan: lib $(ST_LIBSAN) selftests
 	@PERCS_BUILD=$(BUILD) PERCS_VM_TIMEOUT=$(ST_VM_TIMEOUT) \
-		$(ST_DIR)/vm-tests.sh $*
+		$(ST_DIR)/vm-tests.sh $(@:vm-tests-%=%)
