@@ -306,33 +306,41 @@ bool percs_engine_has_work(struct percs_window *w)
 /*
  * Retry the senders blocked on window @gid: kick-mode ones here, in the
  * caller's context; poll-mode ones by waking their HFI's polling engine.
+ * Senders are taken in batches, each marked with this call's generation so
+ * that one that blocks again is not taken twice: every sender waiting at
+ * the start is retried exactly once, however many there are.
  */
 static void percs_engine_retry_senders(struct percs_dev *pd, u32 gid)
 {
+	u64 gen = atomic64_inc_return(&pd->retry_gen);
 	u32 gids[PERCS_CREDIT_BATCH];
 	struct percs_window *s;
-	unsigned int n = 0, i;
+	unsigned int n, i;
 
-	spin_lock(&pd->blocked_lock);
-	list_for_each_entry(s, &pd->blocked, blocked_node) {
-		if (s->blocked_on != gid)
-			continue;
-		gids[n++] = percs_window_gid(s);
-		if (n == ARRAY_SIZE(gids))
-			break;
-	}
-	spin_unlock(&pd->blocked_lock);
+	do {
+		n = 0;
+		spin_lock(&pd->blocked_lock);
+		list_for_each_entry(s, &pd->blocked, blocked_node) {
+			if (s->blocked_on != gid || s->retry_gen == gen)
+				continue;
+			s->retry_gen = gen;
+			gids[n++] = percs_window_gid(s);
+			if (n == ARRAY_SIZE(gids))
+				break;
+		}
+		spin_unlock(&pd->blocked_lock);
 
-	for (i = 0; i < n; i++) {
-		rcu_read_lock();
-		s = percs_window_lookup_gid_rcu(pd, gids[i]);
-		if (s && (s->flags & PERCS_WINDOW_F_POLL))
-			percs_poll_kick(s->hfi);
-		else if (s)
-			percs_engine_run(s, PERCS_KICK_F_SEND |
-					    PERCS_KICK_F_IMM);
-		rcu_read_unlock();
-	}
+		for (i = 0; i < n; i++) {
+			rcu_read_lock();
+			s = percs_window_lookup_gid_rcu(pd, gids[i]);
+			if (s && (s->flags & PERCS_WINDOW_F_POLL))
+				percs_poll_kick(s->hfi);
+			else if (s)
+				percs_engine_run(s, PERCS_KICK_F_SEND |
+						    PERCS_KICK_F_IMM);
+			rcu_read_unlock();
+		}
+	} while (n == ARRAY_SIZE(gids));
 }
 
 /**

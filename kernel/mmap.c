@@ -44,6 +44,27 @@ static void percs_vma_close(struct vm_area_struct *vma)
 	atomic_dec(&w->hfi->pd->live_mappings);
 }
 
+/*
+ * The pages are inserted at mmap time; this maps one back after the kernel
+ * dropped it (MADV_DONTNEED), as for any shared mapping of an object.
+ */
+static vm_fault_t percs_vma_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct percs_window *w = vma->vm_private_data;
+	unsigned int region = (vma->vm_pgoff >>
+			       (PERCS_MMAP_KEY_SHIFT - PAGE_SHIFT)) - 1;
+	unsigned long off = (vmf->pgoff - vma->vm_pgoff) << PAGE_SHIFT;
+	struct page *page;
+
+	if (off >= w->region_len[region])
+		return VM_FAULT_SIGBUS;
+	page = vmalloc_to_page((u8 *)w->regions[region] + off);
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
 /* A region is mapped whole or not at all: refuse partial munmap/mprotect. */
 static int percs_vma_may_split(struct vm_area_struct *vma, unsigned long addr)
 {
@@ -53,6 +74,7 @@ static int percs_vma_may_split(struct vm_area_struct *vma, unsigned long addr)
 static const struct vm_operations_struct percs_vm_ops = {
 	.open = percs_vma_open,
 	.close = percs_vma_close,
+	.fault = percs_vma_fault,
 	.may_split = percs_vma_may_split,
 };
 

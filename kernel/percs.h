@@ -91,6 +91,7 @@ struct percs_hfi {
  * @class: device class "percs"
  * @blocked_lock: protects @blocked
  * @blocked: windows whose send FIFO waits for a full target
+ * @retry_gen: generation of the latest retry of blocked senders
  * @jobkeys: job key -> struct percs_jobkey (see jobkey.c)
  * @jobkey_lock: protects @jobkeys
  * @live_windows: windows allocated and not yet freed
@@ -106,6 +107,7 @@ struct percs_dev {
 	struct class *class;
 	spinlock_t blocked_lock;
 	struct list_head blocked;
+	atomic64_t retry_gen;
 	struct xarray jobkeys;
 	struct mutex jobkey_lock;
 	atomic_t live_windows;
@@ -164,6 +166,7 @@ struct percs_route_cache {
  * @recv_head: last valid credit seen
  * @blocked_node: entry in pd->blocked while @blocked_on is valid
  * @blocked_on: global window id the send FIFO waits for
+ * @retry_gen: the last retry that took this window (under blocked_lock)
  * @poll_node: entry in hfi->poll_list
  * @wq: poll(2) waiters
  * @rcu: frees the struct after readers are gone
@@ -200,6 +203,7 @@ struct percs_window {
 
 	struct list_head blocked_node;
 	u32 blocked_on;
+	u64 retry_gen;
 	struct list_head poll_node;
 	wait_queue_head_t wq;
 	struct rcu_head rcu;
