@@ -8,7 +8,8 @@
 # allocation failure", then a Call Trace) is expected.  Only those lines go:
 # a real bug report inside the zone (BUG:, WARNING:, KASAN, lockdep...)
 # keeps its own headline and is still caught.
-/percs failnth: injecting faults/ { zone = 1 }
+# (The opening line quotes the closing one: test for the closing first.)
 /percs failnth: done/ { zone = 0 }
+/percs failnth: injecting faults/ { zone = 1 }
 zone && /Call Trace|vmalloc error|page allocation failure|allocation failed/ { next }
 { print }
