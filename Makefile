@@ -3,6 +3,8 @@
 # percs top-level build.
 #   make          module (percs.ko), libpercs (static, shared, .pc), tools, selftests
 #   make check    install dependencies, build, unit tests (ASan/UBSan), VM tests
+#                 on Debian's kernel and on KASAN and KCSAN debug kernels
+#                 (built once, cached in /var/cache/percs)
 #   make run      boot the default emulated system in a VM and run the demo
 #
 # Each directory adds its rules through a fragment (*.mk) included below.
@@ -18,7 +20,7 @@ CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread \
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
-.PHONY: all module clean check run unit-tests vm-tests deps lint
+.PHONY: all module clean check run unit-tests deps lint
 all: module
 
 module: percs.ko
@@ -43,6 +45,8 @@ check: deps
 	$(MAKE) lint
 	$(MAKE) unit-tests
 	$(MAKE) vm-tests
+	$(MAKE) vm-tests-kasan
+	$(MAKE) vm-tests-kcsan
 	$(SRC)/scripts/summary.sh $(BUILD)/results
 
 run: all
