@@ -293,16 +293,6 @@ int percs_engine_kick(struct percs_window *w, unsigned int kick_flags)
 	return total;
 }
 
-/**
- * percs_engine_has_work() - does a window have packets waiting to be sent?
- * @w: the window; the caller holds w->send_lock and w is not dead
- */
-bool percs_engine_has_work(struct percs_window *w)
-{
-	return READ_ONCE(w->db->send_tail) != w->send_head ||
-	       READ_ONCE(w->db->imm_tail) != w->imm_head;
-}
-
 /*
  * Retry the senders blocked on window @gid: kick-mode ones here, in the
  * caller's context; poll-mode ones by waking their HFI's polling engine.

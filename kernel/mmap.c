@@ -24,7 +24,13 @@ u64 percs_region_key(unsigned int region)
 	return (u64)(region + 1) << PERCS_MMAP_KEY_SHIFT;
 }
 
-static bool percs_region_writable(unsigned int region)
+/**
+ * percs_region_writable() - may user space write this region?
+ * @region: enum percs_region_id
+ *
+ * Return: true for the send FIFO, the doorbell and the immediate slots.
+ */
+bool percs_region_writable(unsigned int region)
 {
 	return region == PERCS_REGION_SEND_FIFO ||
 	       region == PERCS_REGION_DOORBELL || region == PERCS_REGION_IMM;

@@ -292,6 +292,7 @@ int percs_window_may_send_to(const struct percs_window *src,
 /* mmap.c */
 int percs_window_mmap(struct file *file, struct vm_area_struct *vma);
 u64 percs_region_key(unsigned int region);
+bool percs_region_writable(unsigned int region);
 
 /* fifo.c: the receive side */
 int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
@@ -306,7 +307,6 @@ int percs_engine_run(struct percs_window *w, unsigned int kick_flags);
 int percs_engine_kick(struct percs_window *w, unsigned int kick_flags);
 void percs_engine_credit(struct percs_window *w);
 void percs_engine_unblock(struct percs_window *w);
-bool percs_engine_has_work(struct percs_window *w);
 
 /* poll.c */
 int percs_poll_start(struct percs_hfi *hfi);

@@ -141,8 +141,7 @@ static void percs_window_describe(const struct percs_window *w,
 		reg->offset = percs_region_key(r);
 		reg->length = w->region_len[r];
 		reg->flags = PERCS_REGION_F_VALID;
-		if (r == PERCS_REGION_SEND_FIFO || r == PERCS_REGION_DOORBELL ||
-		    r == PERCS_REGION_IMM)
+		if (percs_region_writable(r))
 			reg->flags |= PERCS_REGION_F_WRITABLE;
 	}
 }
