@@ -9,7 +9,7 @@
 #
 # Only top-level results count: lines that start, in column 0, with "ok" or
 # "not ok" (subtests are indented, or "# "-prefixed by the kselftest runner).
-# "# SKIP" marks a skipped test; "not ok ... # TODO" is not a failure
+# "# SKIP" marks a skipped test; a "not ok" line with a TAP todo directive is not a failure
 # (counted as skipped). A "Bail out!" counts as a failure.
 #
 # A stage that may die before writing all its results writes NAME.expected

@@ -87,63 +87,10 @@ static bool fifo_size_ok(uint64_t v)
 	       !(v & (v - 1));
 }
 
-/* ---- nothing left behind ---- */
-
-static int count_fds(void)
-{
-	struct dirent *e;
-	int n = 0;
-	DIR *d;
-
-	d = opendir("/proc/self/fd");
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1;	/* the directory's own fd */
-}
-
-struct snap {
-	struct pt_live live;
-	int fds;
-};
-
-static int snap_take(struct snap *s)
-{
-	s->fds = count_fds();
-	return pt_read_live(&s->live);
-}
-
-static bool snap_eq(const struct snap *a, const struct snap *b)
-{
-	return a->fds == b->fds && a->live.windows == b->live.windows &&
-	       a->live.windows_reserved == b->live.windows_reserved &&
-	       a->live.mappings == b->live.mappings &&
-	       a->live.blocked_senders == b->live.blocked_senders &&
-	       a->live.job_keys == b->live.job_keys;
-}
-
-/* Wait (up to 2 s, releases may be deferred) for the state to be @want. */
-static bool snap_back(const struct snap *want, struct snap *now)
-{
-	uint64_t deadline = pt_now_ms() + 2000;
-
-	for (;;) {
-		if (snap_take(now))
-			return false;
-		if (snap_eq(want, now))
-			return true;
-		if (pt_now_ms() > deadline)
-			return false;
-		usleep(1000);
-	}
-}
 
 #define EXPECT_NOTHING_LEFT(_base, _fmt, ...) do {			\
-	struct snap __now;						\
-	if (!snap_back((_base), &__now)) {				\
+	struct pt_snap __now;						\
+	if (!pt_snap_back((_base), &__now, 2000)) {			\
 		TH_LOG("left behind after " _fmt ": fds %d->%d "	\
 		       "windows %ld->%ld reserved %ld->%ld "		\
 		       "mappings %ld->%ld job_keys %ld->%ld",		\
@@ -196,7 +143,7 @@ FIXTURE(bnd) {
 	uint32_t total;		/* windows of the HFI */
 	struct percs_hfi_info info;
 	uint8_t *arena;		/* ARENA_RW zeroed bytes, then a guard page */
-	struct snap base;	/* state with the busy window reserved */
+	struct pt_snap base;	/* state with the busy window reserved */
 };
 
 FIXTURE_SETUP(bnd)
@@ -221,7 +168,7 @@ FIXTURE_SETUP(bnd)
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->arena);
 	ASSERT_EQ(0, mprotect(self->arena + ARENA_RW, PAGE, PROT_NONE));
-	ASSERT_EQ(0, snap_take(&self->base));
+	ASSERT_EQ(0, pt_snap_take(&self->base));
 }
 
 FIXTURE_TEARDOWN(bnd)
@@ -1208,7 +1155,7 @@ TEST_F_TIMEOUT(bnd, mmap_offsets_lengths, 120)
 	wfd = pt_reserve_raw(self->hfd, 0, 2 * PAGE, 2 * PAGE, pt_new_key(),
 			     PERCS_WINDOW_ANY, &req);
 	ASSERT_LE(0, wfd);
-	ASSERT_EQ(0, snap_take(&self->base));
+	ASSERT_EQ(0, pt_snap_take(&self->base));
 	ASSERT_EQ(0, pt_read_live(&base));
 	for (o = 0; o < ARRAY_SIZE(bvals); o++)
 		offs[no++] = bvals[o].v;

@@ -5,6 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -442,4 +443,51 @@ unsigned long pt_scale(unsigned long n)
 	}
 	v = (unsigned long)(n * scale);
 	return v ? v : 1;
+}
+
+static int pt_count_fds(void)
+{
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* the directory's own fd */
+}
+
+int pt_snap_take(struct pt_snap *s)
+{
+	s->fds = pt_count_fds();
+	return pt_read_live(&s->live);
+}
+
+static bool pt_snap_eq(const struct pt_snap *a, const struct pt_snap *b)
+{
+	return a->fds == b->fds && a->live.windows == b->live.windows &&
+	       a->live.windows_reserved == b->live.windows_reserved &&
+	       a->live.mappings == b->live.mappings &&
+	       a->live.blocked_senders == b->live.blocked_senders &&
+	       a->live.job_keys == b->live.job_keys;
+}
+
+bool pt_snap_back(const struct pt_snap *want, struct pt_snap *now,
+		  unsigned int ms)
+{
+	uint64_t deadline = pt_now_ms() + ms;
+
+	for (;;) {
+		if (pt_snap_take(now))
+			return false;
+		if (pt_snap_eq(want, now))
+			return true;
+		if (pt_now_ms() > deadline)
+			return false;
+		usleep(1000);
+	}
 }

@@ -38,6 +38,9 @@
  *                                    returns how many failed (fn != 0,
  *                                    signal, or killed at the deadline)
  *   pt_fill(buf, len, seed), pt_checksum(buf, len)  payload patterns
+ *   pt_snap_take(&s), pt_snap_back(&want, &now, ms)
+ *                                    open fds + live counters: take a
+ *                                    snapshot, wait for it to come back
  *   pt_scale(n)                      n scaled by $PERCS_TEST_SCALE (a
  *                                    fraction, default 1; at least 1): the
  *                                    debug kernels run syscall-heavy loops
@@ -159,6 +162,28 @@ uint64_t pt_checksum(const void *buf, size_t len);
 		       __l.blocked_senders, __l.job_keys, __r);	\
 	ASSERT_EQ(0, __r);						\
 } while (0)
+
+/**
+ * struct pt_snap - what a failed call must leave as it found it
+ * @live: the debugfs live counters
+ * @fds: open file descriptors of this process
+ */
+struct pt_snap {
+	struct pt_live live;
+	int fds;
+};
+
+/** pt_snap_take() - snapshot fds and live counters; 0 or -errno */
+int pt_snap_take(struct pt_snap *s);
+
+/**
+ * pt_snap_back() - wait until the state equals a snapshot again
+ * @want: the snapshot
+ * @now: the last state seen
+ * @ms: how long releases may take (they can be deferred)
+ */
+bool pt_snap_back(const struct pt_snap *want, struct pt_snap *now,
+		  unsigned int ms);
 
 /**
  * pt_scale() - an iteration count scaled for the kernel under test

@@ -98,58 +98,6 @@ static void kmsg(const char *s)
 	write_str("/dev/kmsg", s);
 }
 
-/* ---- nothing left behind ---- */
-
-static int count_fds(void)
-{
-	struct dirent *e;
-	int n = 0;
-	DIR *d;
-
-	d = opendir("/proc/self/fd");
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1;
-}
-
-struct snap {
-	struct pt_live live;
-	int fds;
-};
-
-static int snap_take(struct snap *s)
-{
-	s->fds = count_fds();
-	return pt_read_live(&s->live);
-}
-
-static bool snap_eq(const struct snap *a, const struct snap *b)
-{
-	return a->fds == b->fds && a->live.windows == b->live.windows &&
-	       a->live.windows_reserved == b->live.windows_reserved &&
-	       a->live.mappings == b->live.mappings &&
-	       a->live.blocked_senders == b->live.blocked_senders &&
-	       a->live.job_keys == b->live.job_keys;
-}
-
-static bool snap_back(const struct snap *want, struct snap *now)
-{
-	uint64_t deadline = pt_now_ms() + 5000;
-
-	for (;;) {
-		if (snap_take(now))
-			return false;
-		if (snap_eq(want, now))
-			return true;
-		if (pt_now_ms() > deadline)
-			return false;
-		usleep(1000);
-	}
-}
 
 /* ---- one operation under fail-nth ---- */
 
@@ -247,7 +195,7 @@ static void sweep(struct __test_metadata *_metadata, struct ctx *c,
 		  const struct fop *op)
 {
 	struct sweep_stats st = { 0 };
-	struct snap base, now;
+	struct pt_snap base, now;
 	bool injected = true;
 	char line[256];
 	unsigned int n, i;
@@ -257,7 +205,7 @@ static void sweep(struct __test_metadata *_metadata, struct ctx *c,
 	for (n = 1; injected && n <= MAX_N; n++) {
 		if (op->prepare)
 			ASSERT_EQ(0, op->prepare(c)) TH_LOG("%s: prepare", op->name);
-		ASSERT_EQ(0, snap_take(&base));
+		ASSERT_EQ(0, pt_snap_take(&base));
 		ret = inject(c, op, n, &injected);
 		ASSERT_NE(-EIO, ret) TH_LOG("%s: cannot arm fail-nth", op->name);
 		if (injected)
@@ -287,7 +235,7 @@ static void sweep(struct __test_metadata *_metadata, struct ctx *c,
 					       op->name, ret);
 		}
 		/* nothing left behind */
-		if (!snap_back(&base, &now)) {
+		if (!pt_snap_back(&base, &now, 5000)) {
 			TH_LOG("%s, fault %u (answer %ld): left behind: fds %d->%d windows %ld->%ld reserved %ld->%ld mappings %ld->%ld job_keys %ld->%ld",
 			       op->name, n, ret, base.fds, now.fds,
 			       base.live.windows, now.live.windows,
