@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # percs demo: what `make run` executes inside the VM, with percs.ko loaded.
-# Prints the emulated system, then runs `percs-bench all --quick` (about a
-# minute on TCG) and prints its tables: limits, engine cost, latency,
+# Prints the emulated system, then runs `percs-bench all --quick` (about
+# 20 seconds on TCG) and prints its tables: limits, engine cost, latency,
 # bandwidth, and the summary with the target checks.
 #
 # Paths: the tools are looked up in $PERCS_BUILD (default: build/ next to
