@@ -57,15 +57,20 @@ static int __init percs_init(void)
 	mutex_init(&percs->jobkey_lock);
 
 	percs_debugfs_init(percs);
-	ret = percs_hfi_init_all(percs);
+	ret = percs_clock_init(percs);
 	if (ret)
 		goto out_debugfs;
+	ret = percs_hfi_init_all(percs);
+	if (ret)
+		goto out_clock;
 
 	pr_info("%u supernodes x %u hubs, %u HFIs, %u windows each\n",
 		percs->topo.nr_supernodes, percs->topo.hubs_per_sn,
 		percs->nr_hfis, percs->windows_per_hfi);
 	return 0;
 
+out_clock:
+	percs_clock_exit(percs);
 out_debugfs:
 	percs_debugfs_exit(percs);
 	percs_jobkey_destroy(percs);
@@ -77,6 +82,7 @@ out_free:
 static void __exit percs_exit(void)
 {
 	percs_hfi_exit_all(percs);
+	percs_clock_exit(percs);
 	percs_debugfs_exit(percs);
 	percs_jobkey_destroy(percs);
 	WARN_ON(atomic_read(&percs->live_windows));

@@ -36,6 +36,18 @@ bool percs_region_writable(unsigned int region)
 	       region == PERCS_REGION_DOORBELL || region == PERCS_REGION_IMM;
 }
 
+/**
+ * percs_region_shared() - is this region one page for the whole module?
+ * @region: enum percs_region_id
+ *
+ * Return: true for the clock page: every window maps the same page, which
+ * clock.c owns; the window neither allocates nor frees it.
+ */
+bool percs_region_shared(unsigned int region)
+{
+	return region == PERCS_REGION_CLOCK;
+}
+
 static void percs_vma_open(struct vm_area_struct *vma)
 {
 	struct percs_window *w = vma->vm_private_data;

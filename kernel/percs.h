@@ -16,6 +16,9 @@
  * or recv_lock (receive side) after checking w->dead, so release can free
  * them once it has set dead under both locks; the struct itself is freed
  * after an RCU grace period because lookups happen under rcu_read_lock().
+ * The clock region is not the window's: it is the one page of clock.c,
+ * freed at module unload (a mapping holds the window file, and so the
+ * module).
  */
 #ifndef _PERCS_H
 #define _PERCS_H
@@ -38,6 +41,7 @@
 
 struct percs_dev;
 struct percs_window;
+struct percs_clock_ctl;
 
 /**
  * struct percs_hfi_stats - per-CPU packet counters of one HFI
@@ -97,6 +101,7 @@ struct percs_hfi {
  * @live_windows: windows allocated and not yet freed
  * @live_mappings: VMAs mapping a window region
  * @debugfs: debugfs directory
+ * @clock: the global clock (clock.c)
  */
 struct percs_dev {
 	struct fm_topology topo;
@@ -113,6 +118,7 @@ struct percs_dev {
 	atomic_t live_windows;
 	atomic_t live_mappings;
 	struct dentry *debugfs;
+	struct percs_clock_ctl *clock;
 };
 
 /**
@@ -293,6 +299,12 @@ int percs_window_may_send_to(const struct percs_window *src,
 int percs_window_mmap(struct file *file, struct vm_area_struct *vma);
 u64 percs_region_key(unsigned int region);
 bool percs_region_writable(unsigned int region);
+bool percs_region_shared(unsigned int region);
+
+/* clock.c */
+int percs_clock_init(struct percs_dev *pd);
+void percs_clock_exit(struct percs_dev *pd);
+void *percs_clock_page(struct percs_dev *pd);
 
 /* fifo.c: the receive side */
 int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,

@@ -75,7 +75,8 @@ static void percs_window_free_regions(struct percs_window *w)
 	unsigned int r;
 
 	for (r = 0; r < PERCS_REGION_MAX; r++) {
-		vfree(w->regions[r]);
+		if (!percs_region_shared(r))
+			vfree(w->regions[r]);
 		w->regions[r] = NULL;
 	}
 }
@@ -109,6 +110,8 @@ static int percs_window_alloc_regions(struct percs_window *w,
 			return -ENOMEM;
 		}
 	}
+	w->regions[PERCS_REGION_CLOCK] = percs_clock_page(w->hfi->pd);
+	w->region_len[PERCS_REGION_CLOCK] = PAGE_SIZE;
 	w->db = w->regions[PERCS_REGION_DOORBELL];
 	w->st = w->regions[PERCS_REGION_STATUS];
 	w->cq = w->regions[PERCS_REGION_CQ];

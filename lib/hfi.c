@@ -114,6 +114,9 @@ int lp_window_new(const struct lp_layout *l, int fd, struct percs_window **out)
 	w->poll = l->flags & PERCS_WINDOW_F_POLL;
 	w->fd = fd;
 	w->addr = l->addr;
+	/* A page of another layout version is no clock we can read. */
+	if (l->clock && lp_load_relaxed(&l->clock->version) == PERCS_CLOCK_VERSION)
+		w->clock.page = l->clock;
 
 	/* Start wherever the doorbell says (zero for a fresh window). */
 	w->sq.base = l->send_fifo;
@@ -205,6 +208,11 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	    !region_ok(&r, PERCS_REGION_CQ,
 		       (size_t)r.cq_entries * sizeof(struct percs_cqe), false))
 		goto fail;
+	/* The clock is optional (an older module has none); if there, whole. */
+	if ((r.regions[PERCS_REGION_CLOCK].flags & PERCS_REGION_F_VALID) &&
+	    !region_ok(&r, PERCS_REGION_CLOCK, sizeof(struct percs_clock),
+		       false))
+		goto fail;
 
 	for (i = 0; i < PERCS_REGION_MAX; i++) {
 		const struct percs_region *reg = &r.regions[i];
@@ -237,6 +245,7 @@ int percs_window_reserve(struct percs_hfi *hfi,
 		.cq_entries = r.cq_entries,
 		.flags = r.flags,
 		.addr = r.addr,
+		.clock = addr[PERCS_REGION_CLOCK],
 	};
 	err = lp_window_new(&l, fd, &w);
 	if (err)

@@ -59,6 +59,7 @@ struct percs_hfi {
  * @cq_entries: its entries, a power of two
  * @flags: PERCS_WINDOW_F_*
  * @addr: the window's network address
+ * @clock: the global clock page, or NULL when the kernel offers none
  *
  * Filled from the reserve ioctl and the mmaps in percs_window_reserve(),
  * or from malloc'ed memory by the unit tests.
@@ -76,6 +77,7 @@ struct lp_layout {
 	uint32_t cq_entries;
 	uint32_t flags;
 	struct percs_addr addr;
+	const struct percs_clock *clock;
 };
 
 /* Send FIFO: we produce at tail, the HFI consumes up to status->send_head. */
@@ -117,6 +119,23 @@ struct lp_cq {
 	uint32_t mask;
 };
 
+/*
+ * Where the clock reader gets its time: the TSC and CLOCK_MONOTONIC, or, in
+ * the unit tests, fakes (so that a test can rewrite the page in the middle
+ * of a read and feed chosen TSC values).
+ */
+struct lp_clock_hooks {
+	uint64_t (*tsc)(void *ctx);
+	int (*mono)(void *ctx, uint64_t *ns);
+	void *ctx;
+};
+
+/* The global clock: the page (NULL: none) and, for tests, hooks. */
+struct lp_clock {
+	const struct percs_clock *page;
+	const struct lp_clock_hooks *hooks;
+};
+
 /**
  * struct percs_window - one reserved window
  * @db: doorbell page (ours to write)
@@ -132,6 +151,7 @@ struct lp_cq {
  * @cq: completion queue state
  * @addr: network address
  * @kick_ctx: for the replacement kick
+ * @clock: the global clock page (and the unit tests' time source)
  * @map: the mappings percs_window_release() undoes (empty for test windows)
  */
 struct percs_window {
@@ -147,6 +167,7 @@ struct percs_window {
 	struct lp_cq cq;
 	struct percs_addr addr;
 	void *kick_ctx;
+	struct lp_clock clock;
 	struct {
 		void *addr;
 		size_t len;

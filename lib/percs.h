@@ -283,6 +283,35 @@ int percs_wait(struct percs_window *w, int timeout_ms);
  */
 int percs_cq_poll(struct percs_window *w, struct percs_cqe *cqe, int max);
 
+/*
+ * The global clock: nanoseconds since the module was loaded, one clock for
+ * every window of every hub (they all map the same read-only page), never
+ * going backwards, at the rate of CLOCK_MONOTONIC.  Reading it is a few
+ * loads, a TSC read and a multiply: no system call while the kernel keeps
+ * the TSC as its clocksource, else a clock_gettime(CLOCK_MONOTONIC).
+ */
+
+/**
+ * percs_clock_ns() - read the global clock
+ * @w: any window (every window reads the same clock)
+ * @ns: set to the clock, in nanoseconds
+ * Return: 0; -EINVAL for a NULL argument, -EOPNOTSUPP when the module
+ * provides no clock page (or one of another version), -EAGAIN if the
+ * kernel kept the page in mid-update for a long time, -EPROTO for a page
+ * with an invalid scale.
+ */
+int percs_clock_ns(const struct percs_window *w, uint64_t *ns);
+
+/**
+ * percs_window_clock() - the mapped global clock page (read-only)
+ * @w: the window
+ *
+ * For inspection (mode, scale, update count); read it as
+ * percs_clock_ns() does, under its sequence count.
+ * Return: the page, or NULL when the module provides none.
+ */
+const volatile struct percs_clock *percs_window_clock(const struct percs_window *w);
+
 /**
  * percs_strerror() - describe a libpercs/completion error code
  * @err: a negative errno as returned or found in &percs_cqe.res (a

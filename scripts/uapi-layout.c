@@ -33,6 +33,13 @@ SIZE(percs_window_reserve, 176);
 OFF(percs_window_reserve, addr, 40);
 OFF(percs_window_reserve, regions, 48);
 SIZE(percs_window_query, 72);
+SIZE(percs_clock, 128);
+OFF(percs_clock, mult, 16);
+OFF(percs_clock, tsc_base, 24);
+OFF(percs_clock, ns_base, 32);
+OFF(percs_clock, mono_offset, 40);
+OFF(percs_clock, updates, 48);
+OFF(percs_clock, reserved, 56);
 OFF(percs_window_query, packets_sent, 40);
 
 /* An immediate send is one flit; a packet is at most 16. */

@@ -311,6 +311,62 @@ struct percs_status {
 	__u64 reserved[10];
 };
 
+/* percs_clock.flags */
+#define PERCS_CLOCK_F_TSC	(1U << 0) /* the TSC fields are valid: use them */
+
+#define PERCS_CLOCK_VERSION	1	/* percs_clock.version */
+
+/**
+ * struct percs_clock - the global clock page: written by the kernel, read-only
+ * @seq: sequence count: odd while the kernel rewrites the page.  A reader
+ *	loads it (acquire), reads the other fields and the time source,
+ *	then loads it again after an acquire fence, and starts over when it
+ *	was odd or has changed
+ * @version: %PERCS_CLOCK_VERSION; a new version would mean the fields
+ *	below changed meaning (new fields come out of @reserved with a flag)
+ * @flags: PERCS_CLOCK_F_*
+ * @shift: with @mult, the TSC-to-nanosecond scale; at most 32
+ * @mult: nanoseconds per TSC cycle, times 2^@shift
+ * @tsc_khz: the TSC frequency the kernel calibrated at load, in kHz (for
+ *	information; @mult is what readers use)
+ * @tsc_base: the TSC value at which the clock read @ns_base
+ * @ns_base: the clock at @tsc_base, in nanoseconds
+ * @mono_offset: CLOCK_MONOTONIC minus the clock, in nanoseconds: exact
+ *	without %PERCS_CLOCK_F_TSC, within a few microseconds with it
+ * @updates: how many times the kernel has rewritten the page since the
+ *	module was loaded (for information)
+ * @reserved: zero
+ *
+ * The clock counts nanoseconds from 0 at module load and is the same for
+ * every window of every hub: there is one page, mapped by all of them
+ * (%PERCS_REGION_CLOCK).  It never goes backwards and runs at the rate of
+ * CLOCK_MONOTONIC.
+ *
+ * With %PERCS_CLOCK_F_TSC set, the clock at TSC value tsc is
+ *	@ns_base + (((tsc - @tsc_base) * @mult) >> @shift)
+ * computed without overflow (a 96-bit product), and @ns_base when tsc is
+ * below @tsc_base; the TSC is read in order (lfence; rdtsc; lfence).  The
+ * kernel sets the flag only while its own clocksource is the TSC and the
+ * TSC is stable, and rescales @mult a little from time to time to follow
+ * CLOCK_MONOTONIC.
+ *
+ * Without it, the clock is CLOCK_MONOTONIC minus @mono_offset (the TSC
+ * cannot be used: a clock_gettime() call, which may be a system call).
+ */
+struct percs_clock {
+	__u32 seq;
+	__u32 version;
+	__u32 flags;
+	__u32 shift;
+	__u32 mult;
+	__u32 tsc_khz;
+	__u64 tsc_base;
+	__u64 ns_base;
+	__u64 mono_offset;
+	__u64 updates;
+	__u64 reserved[9];
+};
+
 /**
  * enum percs_region_id - the mmap regions of a window
  * @PERCS_REGION_SEND_FIFO: send FIFO, read/write
@@ -319,6 +375,8 @@ struct percs_status {
  * @PERCS_REGION_STATUS: &struct percs_status page, read-only
  * @PERCS_REGION_IMM: immediate-send slots, %PERCS_IMM_SLOTS flits, r/w
  * @PERCS_REGION_CQ: completion queue, &struct percs_cqe ring, read-only
+ * @PERCS_REGION_CLOCK: the global clock, &struct percs_clock page,
+ *	read-only; one page for the whole module: every window maps the same
  * @PERCS_REGION_MAX: size of &percs_window_reserve.regions
  */
 enum percs_region_id {
@@ -328,6 +386,7 @@ enum percs_region_id {
 	PERCS_REGION_STATUS = 3,
 	PERCS_REGION_IMM = 4,
 	PERCS_REGION_CQ = 5,
+	PERCS_REGION_CLOCK = 6,
 	PERCS_REGION_MAX = 8
 };
 
