@@ -13,9 +13,13 @@
 
 #include "internal.h"
 
-/* Spins on an odd count before yielding, and reads before giving up. */
+/*
+ * An odd count: spin this many times, then yield; give up (-EAGAIN) when
+ * the page has stayed in mid-update this long (a kernel rewrite takes
+ * microseconds; only a stuck writer gets here).
+ */
 #define LP_CLOCK_SPINS		64
-#define LP_CLOCK_TRIES		100000
+#define LP_CLOCK_STUCK_NS	1000000000ull
 
 #if defined(__x86_64__) || defined(__i386__)
 #define LP_HAVE_TSC 1
@@ -69,10 +73,33 @@ static int lp_monotonic(uint64_t *ns)
 	return 0;
 }
 
+/*
+ * The page's count is odd: the kernel is rewriting it.  Spin a little,
+ * then yield; -EAGAIN once it has stayed odd for LP_CLOCK_STUCK_NS.
+ */
+static int lp_clock_wait(unsigned int *odd, uint64_t *deadline)
+{
+	uint64_t now;
+
+	if (++*odd < LP_CLOCK_SPINS) {
+		lp_cpu_relax();
+		return 0;
+	}
+	if (lp_monotonic(&now))
+		return -EAGAIN;
+	if (!*deadline)
+		*deadline = now + LP_CLOCK_STUCK_NS;
+	else if (now >= *deadline)
+		return -EAGAIN;
+	sched_yield();
+	return 0;
+}
+
 int percs_clock_ns(const struct percs_window *w, uint64_t *ns)
 {
 	const struct lp_clock_hooks *hooks;
 	const struct percs_clock *p;
+	uint64_t deadline = 0;
 
 	if (lp_unlikely(!w || !ns))
 		return -EINVAL;
@@ -81,17 +108,15 @@ int percs_clock_ns(const struct percs_window *w, uint64_t *ns)
 	if (lp_unlikely(!p))
 		return -EOPNOTSUPP;
 
-	for (unsigned int tries = 0; tries < LP_CLOCK_TRIES; tries++) {
+	for (unsigned int odd = 0;;) {
 		uint32_t seq = lp_load_acquire(&p->seq), flags, mult, shift;
 		uint64_t v, now = 0, base;
 		int err = 0;
 
 		if (lp_unlikely(seq & 1)) {
-			/* The kernel is rewriting the page: a few instants. */
-			if (tries < LP_CLOCK_SPINS)
-				lp_cpu_relax();
-			else
-				sched_yield();
+			err = lp_clock_wait(&odd, &deadline);
+			if (err)
+				return err;
 			continue;
 		}
 		flags = lp_load_relaxed(&p->flags);
@@ -122,7 +147,6 @@ int percs_clock_ns(const struct percs_window *w, uint64_t *ns)
 		*ns = v;
 		return 0;
 	}
-	return -EAGAIN;
 }
 
 const volatile struct percs_clock *percs_window_clock(const struct percs_window *w)
