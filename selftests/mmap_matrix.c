@@ -17,6 +17,9 @@
  *   STATUS     packets_sent 2 (A) and 1 (B), send_errors 0 and 1
  *   IMM        filled with 0x11 (A) and 0x22 (B), never triggered
  *   CQ         A: a NOTIFY success entry; B: an -EADDRNOTAVAIL entry
+ *   CLOCK      the one global clock page of the module: the same page in
+ *              A and B (the periodic recalibration is stopped meanwhile,
+ *              so that it holds still while it is compared)
  *
  * Results (PAGE = the page size):
  *
@@ -56,8 +59,10 @@
  *   read(2) into a read-only mapping                        EFAULT
  *   a forced write (/proc/self/mem) into a read-only one    EIO
  *   B's fd with A's key                                     maps B's region
- *                                           (keys are per fd); with A's
- *                                           length when B's differs: EINVAL
+ *                                           (keys are per fd; for CLOCK
+ *                                           that is the same page); with
+ *                                           A's length when B's differs:
+ *                                           EINVAL
  *   the HFI fd                                              ENODEV (no mmap)
  *   madvise(MADV_DONTNEED), then an access                  the region's
  *                                           contents (madvise(2) for shared
@@ -80,11 +85,32 @@
 #define A_RECV	(32 * 1024)
 #define B_SEND	(8 * 1024)
 #define B_RECV	(64 * 1024)
-#define NR_REGIONS (PERCS_REGION_CQ + 1)
+#define NR_REGIONS (PERCS_REGION_CLOCK + 1)
+#define RECAL_PARAM "/sys/module/percs/parameters/clock_recal_ms"
 
 static const char *const region_name[NR_REGIONS] = {
-	"SEND_FIFO", "RECV_FIFO", "DOORBELL", "STATUS", "IMM", "CQ",
+	"SEND_FIFO", "RECV_FIFO", "DOORBELL", "STATUS", "IMM", "CQ", "CLOCK",
 };
+
+/* One page for the whole module: every window's mapping shows it. */
+static bool region_shared(unsigned int r)
+{
+	return r == PERCS_REGION_CLOCK;
+}
+
+static int write_param(const char *path, long v)
+{
+	char buf[32];
+	int fd = open(path, O_WRONLY | O_CLOEXEC), n, ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%ld", v);
+	if (write(fd, buf, n) != n)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
 
 static long page_size(void)
 {
@@ -137,6 +163,7 @@ FIXTURE(mm) {
 	unsigned int r;
 	size_t len;		/* A's length of the region */
 	long page;
+	long recal_ms;		/* clock_recal_ms to restore, or -1 */
 };
 
 FIXTURE_VARIANT(mm) {
@@ -163,6 +190,9 @@ FIXTURE_VARIANT_ADD(mm, imm) {
 FIXTURE_VARIANT_ADD(mm, cq) {
 	.region = PERCS_REGION_CQ, .writable = false,
 };
+FIXTURE_VARIANT_ADD(mm, clock) {
+	.region = PERCS_REGION_CLOCK, .writable = false,
+};
 
 static struct percs_pkt_hdr fifo_hdr(struct percs_addr dst, uint16_t len,
 				     uint32_t tag, uint16_t flags)
@@ -188,7 +218,12 @@ FIXTURE_SETUP(mm)
 
 	self->hfd_a = self->hfd_b = -1;
 	self->a.fd = self->b.fd = -1;
+	self->recal_ms = -1;
 	PT_REQUIRE_DEVICE();
+	/* The clock page holds still while it is compared. */
+	self->recal_ms = pt_sysfs_read_long(RECAL_PARAM);
+	ASSERT_LE(0, self->recal_ms);
+	ASSERT_EQ(0, write_param(RECAL_PARAM, 0));
 	self->page = page_size();
 	self->r = variant->region;
 	self->key = pt_new_key();
@@ -231,7 +266,9 @@ FIXTURE_SETUP(mm)
 				 PT_TIMEOUT_MS));
 	ASSERT_EQ(1, wait_status(&pt_rawwin_st(&self->b)->cq_tail, 1,
 				 PT_TIMEOUT_MS));
-	/* Every region of A differs from B's: the identity checks rely on it. */
+	/* Every region of A differs from B's: the identity checks rely on
+	 * it; except the clock, which is one page for both.
+	 */
 	{
 		unsigned int r;
 
@@ -240,6 +277,12 @@ FIXTURE_SETUP(mm)
 
 			if (n > self->b.req.regions[r].length)
 				n = self->b.req.regions[r].length;
+			if (region_shared(r)) {
+				ASSERT_EQ(0, memcmp(self->a.map[r],
+						    self->b.map[r], n))
+					TH_LOG("clock pages of A and B differ");
+				continue;
+			}
 			ASSERT_NE(0, memcmp(self->a.map[r], self->b.map[r], n))
 				TH_LOG("region %s of A and B alike",
 				       region_name[r]);
@@ -255,6 +298,8 @@ FIXTURE_TEARDOWN(mm)
 		close(self->hfd_a);
 	if (self->hfd_b >= 0)
 		close(self->hfd_b);
+	if (self->recal_ms >= 0)
+		write_param(RECAL_PARAM, self->recal_ms);
 }
 
 /* Documented layout, then a second mapping of exactly the region works and
@@ -267,6 +312,7 @@ TEST_F(mm, exact_size_ok)
 		[PERCS_REGION_DOORBELL] = 4096, [PERCS_REGION_STATUS] = 4096,
 		[PERCS_REGION_IMM] = PERCS_IMM_SLOTS * PERCS_FLIT_SIZE,
 		[PERCS_REGION_CQ] = PERCS_CQ_ENTRIES * sizeof(struct percs_cqe),
+		[PERCS_REGION_CLOCK] = 4096,
 	};
 	uint32_t want = self->r == PERCS_REGION_SEND_FIFO ? A_SEND :
 			self->r == PERCS_REGION_RECV_FIFO ? A_RECV :
@@ -767,8 +813,10 @@ TEST_F(mm, other_window_key_maps_own_region)
 	}
 	ASSERT_EQ(0, ret);
 	EXPECT_EQ(0, memcmp(p, self->b.map[self->r], rb->length));
-	EXPECT_NE(0, memcmp(p, self->a.map[self->r],
-			    ra->length < rb->length ? ra->length : rb->length));
+	/* B's region, not A's (the clock: the one page both map). */
+	EXPECT_EQ(region_shared(self->r),
+		  !memcmp(p, self->a.map[self->r],
+			  ra->length < rb->length ? ra->length : rb->length));
 	if (variant->writable) {
 		uint8_t *qa = self->a.map[self->r], *qb = self->b.map[self->r];
 		uint8_t va = qa[1000];
