@@ -79,7 +79,7 @@ static int lp_monotonic(uint64_t *ns)
  */
 static int lp_clock_wait(unsigned int *odd, uint64_t *deadline)
 {
-	uint64_t now;
+	uint64_t now = 0;
 
 	if (++*odd < LP_CLOCK_SPINS) {
 		lp_cpu_relax();

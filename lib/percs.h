@@ -297,8 +297,8 @@ int percs_cq_poll(struct percs_window *w, struct percs_cqe *cqe, int max);
  * @ns: set to the clock, in nanoseconds
  * Return: 0; -EINVAL for a NULL argument, -EOPNOTSUPP when the module
  * provides no clock page (or one of another version), -EAGAIN if the
- * kernel kept the page in mid-update for a long time, -EPROTO for a page
- * with an invalid scale.
+ * kernel kept the page in mid-update for a second, -EPROTO for a page
+ * with an invalid scale, or clock_gettime()'s -errno (fallback mode).
  */
 int percs_clock_ns(const struct percs_window *w, uint64_t *ns);
 

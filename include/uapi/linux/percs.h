@@ -332,7 +332,8 @@ struct percs_status {
  * @tsc_base: the TSC value at which the clock read @ns_base
  * @ns_base: the clock at @tsc_base, in nanoseconds
  * @mono_offset: CLOCK_MONOTONIC minus the clock, in nanoseconds: exact
- *	without %PERCS_CLOCK_F_TSC, within a few microseconds with it
+ *	without %PERCS_CLOCK_F_TSC; with it, the kernel steers the clock to
+ *	stay within microseconds of CLOCK_MONOTONIC minus this
  * @updates: how many times the kernel has rewritten the page since the
  *	module was loaded (for information)
  * @reserved: zero
