@@ -46,30 +46,66 @@ static void percs_fifo_write_pad(struct percs_window *t, u32 units)
 }
 
 /**
- * percs_fifo_deliver() - write one packet into a target's receive FIFO
+ * percs_fifo_open() - lock a target's receive FIFO for a run of deliveries
  * @t: target window, found under rcu_read_lock() which the caller holds
- * @h: validated header, with src and job_key already stamped
- * @payload: h->length bytes
+ *	until percs_fifo_close()
  *
- * A packet that does not fit is not written: the caller keeps it in the
- * sender's FIFO and retries later (backpressure, never a silent drop).
+ * The engine keeps one target open while consecutive packets go to it, so
+ * a stream pays for the lock and the lookup once per run, not per packet.
  *
- * Return: 0, -EAGAIN when the FIFO is full, -ECONNREFUSED when the target
- * is being released.
+ * Return: 0 with @t->recv_lock held, or -ECONNREFUSED (not locked) when
+ * the target is being released.
  */
-int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
-		       const void *payload)
+int percs_fifo_open(struct percs_window *t)
+	__cond_acquires(&t->recv_lock)
 {
-	u32 units = fm_pkt_units(h->length);
-	u32 contig, pad;
-	bool wake;
-	u8 *dst;
-
 	spin_lock(&t->recv_lock);
 	if (t->recv_dead) {
 		spin_unlock(&t->recv_lock);
 		return -ECONNREFUSED;
 	}
+	return 0;
+}
+
+/**
+ * percs_fifo_close() - end a run of deliveries and wake the receiver
+ * @t: target opened by percs_fifo_open()
+ */
+void percs_fifo_close(struct percs_window *t)
+	__releases(&t->recv_lock)
+{
+	/*
+	 * No barrier needed: poll(2) reads recv_tail under recv_lock after
+	 * queueing itself, so either it sees the tail or we see it queued.
+	 */
+	bool wake = waitqueue_active(&t->wq);
+
+	spin_unlock(&t->recv_lock);
+	if (wake)
+		wake_up_interruptible(&t->wq);
+}
+
+/**
+ * percs_fifo_put() - write one packet into an open receive FIFO
+ * @t: target opened by percs_fifo_open()
+ * @h: validated header, with src and job_key already stamped
+ * @payload: h->length bytes
+ *
+ * The packet is published at once (the receiver may consume it while the
+ * run goes on).  A packet that does not fit is not written: the caller
+ * keeps it in the sender's FIFO and retries later (backpressure, never a
+ * silent drop).
+ *
+ * Return: 0, or -EAGAIN when the FIFO is full.
+ */
+int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
+		   const void *payload)
+{
+	u32 units = fm_pkt_units(h->length);
+	u32 contig, pad;
+	u8 *dst;
+
+	lockdep_assert_held(&t->recv_lock);
 	contig = t->recv.units - (t->recv_tail & (t->recv.units - 1));
 	pad = units > contig ? contig : 0;
 	if (!percs_fifo_has_room(t, pad + units)) {
@@ -80,10 +116,8 @@ int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
 		percs_status_set(t, PERCS_STATUS_SENDERS_WAIT);
 		/* Flag before re-reading the credit; pairs with libpercs. */
 		smp_mb__after_atomic();
-		if (!percs_fifo_has_room(t, pad + units)) {
-			spin_unlock(&t->recv_lock);
+		if (!percs_fifo_has_room(t, pad + units))
 			return -EAGAIN;
-		}
 	}
 	if (pad)
 		percs_fifo_write_pad(t, pad);
@@ -95,14 +129,5 @@ int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
 	WRITE_ONCE(t->st->packets_received, t->st->packets_received + 1);
 	/* Publish: the packet bytes before the index. */
 	smp_store_release(&t->st->recv_tail, t->recv_tail);
-	/*
-	 * No barrier needed: poll(2) reads recv_tail under recv_lock after
-	 * queueing itself, so either it sees the tail or we see it queued.
-	 */
-	wake = waitqueue_active(&t->wq);
-	spin_unlock(&t->recv_lock);
-
-	if (wake)
-		wake_up_interruptible(&t->wq);
 	return 0;
 }

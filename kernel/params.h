@@ -21,6 +21,12 @@
  */
 #define PERCS_ENGINE_BUDGET	256
 
+/*
+ * Consecutive packets to one target the engine delivers under one hold of
+ * its receive lock: bounds what other senders to that target wait.
+ */
+#define PERCS_ENGINE_RUN_MAX	16
+
 /* Blocked senders one credit kick retries. */
 #define PERCS_CREDIT_BATCH	64
 

@@ -307,8 +307,10 @@ void percs_clock_exit(struct percs_dev *pd);
 void *percs_clock_page(struct percs_dev *pd);
 
 /* fifo.c: the receive side */
-int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
-		       const void *payload);
+int percs_fifo_open(struct percs_window *t);
+void percs_fifo_close(struct percs_window *t);
+int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
+		   const void *payload);
 
 /* cq.c */
 void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
