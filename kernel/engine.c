@@ -93,6 +93,8 @@ static int percs_engine_send_one(struct percs_window *w,
 				 struct percs_pass *p)
 {
 	struct percs_dev *pd = w->hfi->pd;
+	unsigned int overtakers;
+	struct percs_window *t;
 	struct fm_route route;
 	int ret;
 
@@ -119,11 +121,17 @@ static int percs_engine_send_one(struct percs_window *w,
 	ret = percs_engine_open_target(w, h, p);
 	if (ret)
 		return ret;
-	ret = percs_fifo_put(p->target, h, payload);
-	if (ret == -EAGAIN) {
-		p->blocked = true;
-		p->blocked_on = percs_window_gid(p->target);
-		return ret;
+	t = p->target;
+	overtakers = percs_flight_should_hold(pd);
+	if (!overtakers || percs_flight_hold(t, h, payload, overtakers)) {
+		ret = percs_fifo_put(t, h, payload);
+		if (ret == -EAGAIN) {
+			p->blocked = true;
+			p->blocked_on = percs_window_gid(t);
+			return ret;
+		}
+		if (unlikely(t->nr_flight))
+			percs_flight_release(t, 0);
 	}
 	p->run++;
 	this_cpu_inc(w->hfi->stats->packets[w->route.route_class]);
@@ -394,6 +402,9 @@ static void percs_engine_retry_senders(struct percs_dev *pd, u32 gid)
 void percs_engine_credit(struct percs_window *w)
 {
 	percs_status_clear(w, PERCS_STATUS_SENDERS_WAIT);
+	/* Packets the network holds for us first: they left earlier. */
+	if (READ_ONCE(w->nr_flight))
+		percs_flight_kick(w);
 	percs_engine_retry_senders(w->hfi->pd, percs_window_gid(w));
 }
 

@@ -126,6 +126,7 @@ int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
 	percs_copy(dst, h, sizeof(*h));
 	percs_copy(dst + sizeof(*h), payload, h->length);
 	t->recv_tail += units;
+	t->rx_count++;
 	WRITE_ONCE(t->st->packets_received, t->st->packets_received + 1);
 	/* Publish: the packet bytes before the index. */
 	smp_store_release(&t->st->recv_tail, t->recv_tail);

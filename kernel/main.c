@@ -56,6 +56,7 @@ static int __init percs_init(void)
 	xa_init(&percs->jobkeys);
 	mutex_init(&percs->jobkey_lock);
 
+	percs_flight_init(percs);
 	percs_debugfs_init(percs);
 	ret = percs_clock_init(percs);
 	if (ret)
@@ -82,6 +83,7 @@ out_free:
 static void __exit percs_exit(void)
 {
 	percs_hfi_exit_all(percs);
+	percs_flight_exit(percs);
 	percs_clock_exit(percs);
 	percs_debugfs_exit(percs);
 	percs_jobkey_destroy(percs);

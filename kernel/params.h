@@ -27,6 +27,16 @@
  */
 #define PERCS_ENGINE_RUN_MAX	16
 
+/*
+ * The network stage (flight.c): packets held per target at most, and the
+ * reorder knobs' defaults and limits.
+ */
+#define PERCS_FLIGHT_MAX		64
+#define PERCS_FLIGHT_DEFAULT_DEPTH	8
+#define PERCS_FLIGHT_MAX_DEPTH		PERCS_FLIGHT_MAX
+#define PERCS_FLIGHT_DEFAULT_HOLD_US	200
+#define PERCS_FLIGHT_MAX_HOLD_US	1000000
+
 /* Blocked senders one credit kick retries. */
 #define PERCS_CREDIT_BATCH	64
 

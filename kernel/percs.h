@@ -10,7 +10,8 @@
  *   hfi->lock (mutex)      reservation, release, the window table, poll list
  *   w->send_lock (spin)    the send side of a window: immediate slots,
  *                          send FIFO, the window's CQ producer
- *   t->recv_lock (spin)    the receive FIFO of a target window
+ *   t->recv_lock (spin)    the receive FIFO of a target window and the
+ *                          packets held in flight for it
  *   pd->blocked_lock (spin) the list of windows waiting for credits
  * A window's mapped regions are touched only under send_lock (send side)
  * or recv_lock (receive side) after checking w->dead, so release can free
@@ -34,6 +35,7 @@
 #include <linux/xarray.h>
 #include <linux/uidgid.h>
 #include <linux/atomic.h>
+#include <linux/workqueue.h>
 #include <linux/percs.h>
 
 #include "topology.h"
@@ -42,6 +44,7 @@
 struct percs_dev;
 struct percs_window;
 struct percs_clock_ctl;
+struct percs_knob_file;
 
 /**
  * struct percs_hfi_stats - per-CPU packet counters of one HFI
@@ -86,6 +89,27 @@ struct percs_hfi {
 };
 
 /**
+ * struct percs_flight - the network stage: packets held in flight
+ * @reorder_ppm: chance per million that a packet is held (debugfs knob)
+ * @reorder_depth: a held packet is overtaken by 1..@reorder_depth later
+ *	packets to its target (debugfs knob)
+ * @hold_us: and written after at most this long (debugfs knob)
+ * @live: packets held now, all windows
+ * @held: packets ever held
+ * @discarded: held packets freed because their target went away
+ * @flush: writes the packets whose hold time ran out
+ */
+struct percs_flight {
+	u32 reorder_ppm;
+	u32 reorder_depth;
+	u32 hold_us;
+	atomic_t live;
+	atomic64_t held;
+	atomic64_t discarded;
+	struct delayed_work flush;
+};
+
+/**
  * struct percs_dev - the emulated system
  * @topo: topology (firmware model)
  * @windows_per_hfi: windows of each HFI
@@ -119,6 +143,8 @@ struct percs_dev {
 	atomic_t live_mappings;
 	struct dentry *debugfs;
 	struct percs_clock_ctl *clock;
+	struct percs_flight flight;
+	struct percs_knob_file *knobs;
 };
 
 /**
@@ -170,6 +196,9 @@ struct percs_route_cache {
  * @recv_dead: @dead as seen under recv_lock
  * @recv_tail: kernel's receive FIFO position (published in @st)
  * @recv_head: last valid credit seen
+ * @rx_count: packets written into @recv
+ * @flight: packets held in the network for this target (flight.c)
+ * @nr_flight: entries of @flight (read without the lock by the flush work)
  * @blocked_node: entry in pd->blocked while @blocked_on is valid
  * @blocked_on: global window id the send FIFO waits for
  * @retry_gen: the last retry that took this window (under blocked_lock)
@@ -206,6 +235,9 @@ struct percs_window {
 	bool recv_dead;
 	u64 recv_tail;
 	u64 recv_head;
+	u64 rx_count;
+	struct list_head flight;
+	u32 nr_flight;
 
 	struct list_head blocked_node;
 	u32 blocked_on;
@@ -311,6 +343,16 @@ int percs_fifo_open(struct percs_window *t);
 void percs_fifo_close(struct percs_window *t);
 int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
 		   const void *payload);
+
+/* flight.c: the network between the HFIs */
+unsigned int percs_flight_should_hold(struct percs_dev *pd);
+int percs_flight_hold(struct percs_window *t, const struct percs_pkt_hdr *h,
+		      const void *payload, unsigned int overtakers);
+void percs_flight_release(struct percs_window *t, u64 now);
+void percs_flight_kick(struct percs_window *t);
+void percs_flight_discard(struct percs_window *t);
+void percs_flight_init(struct percs_dev *pd);
+void percs_flight_exit(struct percs_dev *pd);
 
 /* cq.c */
 void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,

@@ -210,6 +210,7 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	spin_lock_init(&w->recv_lock);
 	INIT_LIST_HEAD(&w->blocked_node);
 	INIT_LIST_HEAD(&w->poll_node);
+	INIT_LIST_HEAD(&w->flight);
 	init_waitqueue_head(&w->wq);
 
 	ret = percs_window_alloc_regions(w, req);
@@ -300,6 +301,7 @@ static int percs_window_release(struct inode *inode, struct file *file)
 	spin_lock(&w->recv_lock);
 	w->recv_dead = true;
 	spin_unlock(&w->recv_lock);
+	percs_flight_discard(w);
 	percs_engine_unblock(w);
 
 	percs_window_destroy(w);

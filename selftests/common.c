@@ -272,6 +272,7 @@ int pt_read_live(struct pt_live *live)
 
 	live->windows = live->windows_reserved = live->mappings = -1;
 	live->blocked_senders = live->job_keys = -1;
+	live->packets_in_flight = -1;
 	f = fopen(PT_DEBUGFS_LIVE, "re");
 	if (!f)
 		return -errno;
@@ -286,6 +287,8 @@ int pt_read_live(struct pt_live *live)
 			live->blocked_senders = val;
 		else if (!strcmp(name, "job_keys"))
 			live->job_keys = val;
+		else if (!strcmp(name, "packets_in_flight"))
+			live->packets_in_flight = val;
 	}
 	fclose(f);
 	return 0;
@@ -294,7 +297,7 @@ int pt_read_live(struct pt_live *live)
 bool pt_live_is_zero(const struct pt_live *l)
 {
 	return !l->windows && !l->windows_reserved && !l->mappings &&
-	       !l->blocked_senders && !l->job_keys;
+	       !l->blocked_senders && !l->job_keys && !l->packets_in_flight;
 }
 
 int pt_wait_live_zero(struct pt_live *live, int timeout_ms)

@@ -80,6 +80,7 @@ struct pt_live {
 	long mappings;
 	long blocked_senders;
 	long job_keys;
+	long packets_in_flight;
 };
 
 /**
@@ -157,9 +158,10 @@ uint64_t pt_checksum(const void *buf, size_t len);
 	int __r = pt_wait_live_zero(&__l, PT_TIMEOUT_MS);		\
 	if (__r)							\
 		TH_LOG("live: windows %ld reserved %ld mappings %ld "	\
-		       "blocked %ld job_keys %ld (%d)", __l.windows,	\
-		       __l.windows_reserved, __l.mappings,		\
-		       __l.blocked_senders, __l.job_keys, __r);	\
+		       "blocked %ld job_keys %ld in_flight %ld (%d)",	\
+		       __l.windows, __l.windows_reserved, __l.mappings,	\
+		       __l.blocked_senders, __l.job_keys,		\
+		       __l.packets_in_flight, __r);			\
 	ASSERT_EQ(0, __r);						\
 } while (0)
 

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs: packets in flight - the network between the HFIs.
+ *
+ * The HFI and the ISR give no ordering guarantee, not even between one pair
+ * of windows.  Most packets go straight into their target's receive FIFO;
+ * a packet the network delays is held here instead, in a list on its
+ * target, and written when the packets that overtake it have arrived or
+ * its hold time has run out.  The sender has already seen it leave (its
+ * send FIFO entry is free, its completion posted): it is in the network.
+ *
+ * A packet is held when the reorder knob says so (a chance per million,
+ * debugfs isr/reorder_ppm).  It then lets up to isr/reorder_depth later
+ * packets to its target overtake it, and waits at most isr/hold_us; a
+ * delayed work delivers the ones whose time ran out.  A held packet takes
+ * no room in the receive FIFO until it is written; when the FIFO is full
+ * it stays held (backpressure, never a loss) until the receiver's credit
+ * kick releases it.  Packets held for a target that goes away are freed.
+ *
+ * Held packets live on t->flight under t->recv_lock.
+ */
+#include <linux/slab.h>
+#include <linux/random.h>
+#include <linux/workqueue.h>
+#include <linux/ktime.h>
+
+#include "percs.h"
+#include "packet.h"
+
+/**
+ * struct percs_flight_pkt - one packet held in the network
+ * @node: entry in the target's flight list
+ * @due: the target's packet count at which it may be written
+ * @deadline: ktime_get_ns() after which it is written anyway
+ * @hdr: the header, stamped
+ * @payload: hdr.length bytes
+ */
+struct percs_flight_pkt {
+	struct list_head node;
+	u64 due;
+	u64 deadline;
+	struct percs_pkt_hdr hdr;
+	u8 payload[];
+};
+
+/**
+ * percs_flight_should_hold() - does the network delay this packet?
+ * @pd: the system
+ *
+ * Return: the number of later packets that overtake it, or 0 to deliver
+ * it now.
+ */
+unsigned int percs_flight_should_hold(struct percs_dev *pd)
+{
+	u32 ppm = READ_ONCE(pd->flight.reorder_ppm);
+	u32 depth = READ_ONCE(pd->flight.reorder_depth);
+
+	if (likely(!ppm) || !depth || get_random_u32_below(1000000) >= ppm)
+		return 0;
+	return 1 + get_random_u32_below(depth);
+}
+
+static void percs_flight_arm(struct percs_dev *pd)
+{
+	unsigned long delay = usecs_to_jiffies(READ_ONCE(pd->flight.hold_us));
+
+	/* A work already pending fires soon enough: the earliest deadline. */
+	queue_delayed_work(system_wq, &pd->flight.flush, delay ? delay : 1);
+}
+
+/**
+ * percs_flight_hold() - hold a packet in the network
+ * @t: target window, opened by percs_fifo_open()
+ * @h: validated header, with src and job_key already stamped
+ * @payload: h->length bytes
+ * @overtakers: later packets to @t that are written before it, >= 1
+ *
+ * Return: 0, or -ENOMEM (the caller delivers the packet now instead).
+ */
+int percs_flight_hold(struct percs_window *t, const struct percs_pkt_hdr *h,
+		      const void *payload, unsigned int overtakers)
+{
+	struct percs_dev *pd = t->hfi->pd;
+	struct percs_flight_pkt *fp;
+
+	lockdep_assert_held(&t->recv_lock);
+	if (t->nr_flight >= PERCS_FLIGHT_MAX)
+		return -ENOMEM;
+	fp = kmalloc(struct_size(fp, payload, h->length),
+		     GFP_ATOMIC | __GFP_NOWARN);
+	if (!fp)
+		return -ENOMEM;
+	fp->due = t->rx_count + overtakers;
+	fp->deadline = ktime_get_ns() +
+		       (u64)READ_ONCE(pd->flight.hold_us) * NSEC_PER_USEC;
+	fp->hdr = *h;
+	percs_copy(fp->payload, payload, h->length);
+	list_add_tail(&fp->node, &t->flight);
+	WRITE_ONCE(t->nr_flight, t->nr_flight + 1);
+	atomic_inc(&pd->flight.live);
+	atomic64_inc(&pd->flight.held);
+	percs_flight_arm(pd);
+	return 0;
+}
+
+/**
+ * percs_flight_release() - write the held packets of a target that are due
+ * @t: target window, recv_lock held, not dead
+ * @now: ktime_get_ns() to also write those past their deadline, or 0
+ *
+ * Stops at the first packet that does not fit; it stays held and the
+ * receiver's credit kick calls this again.
+ */
+void percs_flight_release(struct percs_window *t, u64 now)
+{
+	struct percs_dev *pd = t->hfi->pd;
+	struct percs_flight_pkt *fp, *next;
+	bool progress = true;
+
+	lockdep_assert_held(&t->recv_lock);
+	/* Writing one packet may make others due: go round until idle. */
+	while (progress && t->nr_flight) {
+		progress = false;
+		list_for_each_entry_safe(fp, next, &t->flight, node) {
+			if (fp->due > t->rx_count &&
+			    (!now || fp->deadline > now))
+				continue;
+			if (percs_fifo_put(t, &fp->hdr, fp->payload))
+				return;
+			list_del(&fp->node);
+			WRITE_ONCE(t->nr_flight, t->nr_flight - 1);
+			atomic_dec(&pd->flight.live);
+			kfree(fp);
+			progress = true;
+		}
+	}
+}
+
+/**
+ * percs_flight_kick() - write what a target can take of its held packets,
+ *	whether due or not yet overtaken but past their hold time
+ * @t: the target, kept alive by the caller (a file reference, or
+ *	rcu_read_lock() around a lookup)
+ *
+ * Called by the flush work and when the receiver returns credits.
+ */
+void percs_flight_kick(struct percs_window *t)
+{
+	if (percs_fifo_open(t))
+		return;
+	percs_flight_release(t, ktime_get_ns());
+	percs_fifo_close(t);
+}
+
+/**
+ * percs_flight_discard() - free the packets held for a window going away
+ * @t: the window, recv_dead already set
+ */
+void percs_flight_discard(struct percs_window *t)
+{
+	struct percs_dev *pd = t->hfi->pd;
+	struct percs_flight_pkt *fp, *next;
+
+	spin_lock(&t->recv_lock);
+	list_for_each_entry_safe(fp, next, &t->flight, node) {
+		list_del(&fp->node);
+		atomic_dec(&pd->flight.live);
+		atomic64_inc(&pd->flight.discarded);
+		kfree(fp);
+	}
+	t->nr_flight = 0;
+	spin_unlock(&t->recv_lock);
+}
+
+/* Deliver what has waited long enough, on every window of the system. */
+static void percs_flight_flush(struct work_struct *work)
+{
+	struct percs_dev *pd = container_of(to_delayed_work(work),
+					    struct percs_dev, flight.flush);
+	struct percs_window *t;
+	unsigned int i, j;
+
+	for (i = 0; i < pd->nr_hfis && atomic_read(&pd->flight.live); i++) {
+		rcu_read_lock();
+		for (j = 0; j < pd->windows_per_hfi; j++) {
+			t = rcu_dereference(pd->hfis[i].windows[j]);
+			if (t && READ_ONCE(t->nr_flight))
+				percs_flight_kick(t);
+		}
+		rcu_read_unlock();
+		cond_resched();
+	}
+	/* Left: packets whose target's FIFO is full, or held meanwhile. */
+	if (atomic_read(&pd->flight.live))
+		percs_flight_arm(pd);
+}
+
+/**
+ * percs_flight_init() - set up the network stage, knobs at their defaults
+ * @pd: the system
+ */
+void percs_flight_init(struct percs_dev *pd)
+{
+	pd->flight.reorder_depth = PERCS_FLIGHT_DEFAULT_DEPTH;
+	pd->flight.hold_us = PERCS_FLIGHT_DEFAULT_HOLD_US;
+	INIT_DELAYED_WORK(&pd->flight.flush, percs_flight_flush);
+}
+
+/**
+ * percs_flight_exit() - stop the flush work; every window is gone by now
+ * @pd: the system
+ */
+void percs_flight_exit(struct percs_dev *pd)
+{
+	cancel_delayed_work_sync(&pd->flight.flush);
+	WARN_ON(atomic_read(&pd->flight.live));
+}

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs selftests: packets in flight and the reorder knob.
+ *
+ * With /sys/kernel/debug/percs/isr/reorder_ppm set, the network holds some
+ * packets back and lets later ones overtake them.  Every packet must still
+ * arrive exactly once with its bytes intact, through backpressure, and a
+ * packet nothing overtakes must arrive when its hold time runs out.
+ * Packets held for a window that closes are freed.  With the knob at 0
+ * one sender's stream to one target arrives in order.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "common.h"
+
+#define ISR_DIR		"/sys/kernel/debug/percs/isr/"
+#define BIG_FIFO	PERCS_FIFO_DEF_SIZE
+#define SMALL_FIFO	PERCS_FIFO_MIN_SIZE
+
+static int knob_write(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), ISR_DIR "%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int knob_set(const char *name, unsigned long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lu", val);
+	return knob_write(name, buf);
+}
+
+static long knob_read(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), ISR_DIR "%s", name);
+	return pt_sysfs_read_long(path);
+}
+
+/* One "name value" line of isr/flight, or -1. */
+static long flight_stat(const char *field)
+{
+	char name[64];
+	long val, ret = -1;
+	FILE *f = fopen(ISR_DIR "flight", "re");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", name, &val) == 2)
+		if (!strcmp(name, field))
+			ret = val;
+	fclose(f);
+	return ret;
+}
+
+/* What a stream saw: each sequence number once, and how out of order. */
+struct seen {
+	unsigned char *got;
+	unsigned int n;
+	unsigned int received;
+	unsigned int dups;
+	unsigned int bad;		/* tag out of range or bytes wrong */
+	unsigned int inversions;	/* arrived after a later one */
+	long max_seq;
+};
+
+static void seen_init(struct seen *s, unsigned int n)
+{
+	memset(s, 0, sizeof(*s));
+	s->got = calloc(n, 1);
+	s->n = n;
+	s->max_seq = -1;
+}
+
+static void seen_one(struct seen *s, uint32_t seq, const void *buf,
+		     size_t len, size_t want_len)
+{
+	unsigned char want[PERCS_MAX_PAYLOAD];
+
+	if (seq >= s->n || len != want_len) {
+		s->bad++;
+		return;
+	}
+	pt_fill(want, len, seq);
+	if (memcmp(want, buf, len))
+		s->bad++;
+	if (s->got[seq]++)
+		s->dups++;
+	if ((long)seq < s->max_seq)
+		s->inversions++;
+	else
+		s->max_seq = seq;
+	s->received++;
+}
+
+/* Take every packet that is there now. */
+static int drain(struct percs_window *rx, struct seen *s, size_t want_len)
+{
+	unsigned char buf[PERCS_MAX_PAYLOAD];
+	struct percs_pkt_hdr h;
+	int ret;
+
+	while ((ret = percs_recv(rx, &h, buf, sizeof(buf))) >= 0)
+		seen_one(s, h.tag, buf, ret, want_len);
+	return ret == -EAGAIN ? 0 : ret;
+}
+
+static int send_one(struct percs_window *tx, const struct percs_addr *dst,
+		    bool imm, const void *buf, size_t len, uint32_t tag)
+{
+	if (imm)
+		return pt_icswx(tx, dst, buf, len, tag, PT_TIMEOUT_MS);
+	return pt_send(tx, dst, buf, len, tag, 0, PT_TIMEOUT_MS);
+}
+
+FIXTURE(reorder) {
+	struct percs_hfi *hfi[2];	/* hub 0 and the last hub */
+	uint32_t key;
+	long saved[3];
+};
+
+static const char *const knobs[3] = { "reorder_ppm", "reorder_depth",
+				       "hold_us" };
+
+FIXTURE_SETUP(reorder)
+{
+	unsigned int i, last_hub;
+	struct percs_hfi_info info;
+
+	PT_REQUIRE_DEVICE();
+	for (i = 0; i < 3; i++) {
+		self->saved[i] = knob_read(knobs[i]);
+		ASSERT_LE(0, self->saved[i]);
+	}
+	ASSERT_EQ(0, pt_hfi_open(0, 0, &self->hfi[0]));
+	ASSERT_EQ(0, percs_hfi_info(self->hfi[0], &info));
+	last_hub = info.nr_hubs - 1;
+	ASSERT_EQ(0, pt_hfi_open(last_hub, 0, &self->hfi[1]));
+	self->key = pt_new_key();
+}
+
+FIXTURE_TEARDOWN(reorder)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		if (self->saved[i] >= 0)
+			knob_set(knobs[i], self->saved[i]);
+	for (i = 0; i < 2; i++)
+		if (self->hfi[i])
+			percs_hfi_close(self->hfi[i]);
+}
+
+/* Out-of-range and malformed knob values are refused and change nothing. */
+TEST_F(reorder, knobs_refuse_bad_values)
+{
+	ASSERT_EQ(0, knob_set("reorder_ppm", 1234));
+	EXPECT_EQ(-EINVAL, knob_set("reorder_ppm", 1000001));
+	EXPECT_EQ(-EINVAL, knob_write("reorder_ppm", "lots"));
+	EXPECT_EQ(-EINVAL, knob_write("reorder_ppm", "-1"));
+	EXPECT_EQ(1234, knob_read("reorder_ppm"));
+	EXPECT_EQ(-EINVAL, knob_set("reorder_depth", 0));
+	EXPECT_EQ(-EINVAL, knob_set("reorder_depth", 100000));
+	EXPECT_EQ(-EINVAL, knob_set("hold_us", 0));
+	EXPECT_EQ(-EINVAL, knob_set("hold_us", 1000001));
+	EXPECT_EQ(0, knob_set("reorder_depth", 3));
+	EXPECT_EQ(3, knob_read("reorder_depth"));
+}
+
+/*
+ * Stream @n packets of @len bytes (tag = sequence number) from tx to rx,
+ * taking what arrived after each batch of @batch, then wait for the rest.
+ */
+static void stream(struct __test_metadata *_metadata, struct percs_window *tx,
+		   struct percs_window *rx, bool imm, unsigned int n,
+		   size_t len, unsigned int batch, struct seen *s)
+{
+	struct percs_addr dst = percs_window_addr(rx);
+	unsigned char buf[PERCS_MAX_PAYLOAD];
+	uint64_t deadline;
+	unsigned int seq;
+
+	seen_init(s, n);
+	ASSERT_NE(NULL, s->got);
+	for (seq = 0; seq < n; seq++) {
+		pt_fill(buf, len, seq);
+		for (;;) {
+			int ret = imm ? percs_icswx(tx, &dst, buf, len, seq) :
+					percs_send(tx, &dst, buf, len, seq, 0);
+
+			if (!ret)
+				break;
+			ASSERT_EQ(-EAGAIN, ret);
+			ASSERT_EQ(0, drain(rx, s, len));
+		}
+		if (seq % batch == batch - 1)
+			ASSERT_EQ(0, drain(rx, s, len));
+	}
+	deadline = pt_now_ms() + PT_TIMEOUT_MS;
+	while (s->received + s->bad < n && pt_now_ms() < deadline) {
+		ASSERT_EQ(0, drain(rx, s, len));
+		usleep(200);
+	}
+}
+
+FIXTURE_VARIANT(reorder) {
+	bool imm;
+	size_t len;
+};
+
+FIXTURE_VARIANT_ADD(reorder, fifo_small) {
+	.imm = false,
+	.len = 8,
+};
+
+FIXTURE_VARIANT_ADD(reorder, fifo_full_packets) {
+	.imm = false,
+	.len = PERCS_MAX_PAYLOAD,
+};
+
+FIXTURE_VARIANT_ADD(reorder, icswx) {
+	.imm = true,
+	.len = PERCS_IMM_PAYLOAD,
+};
+
+/* The knob at 0: one sender's stream to one target stays in order. */
+TEST_F(reorder, off_keeps_order)
+{
+	unsigned int n = pt_scale(4000);
+	struct percs_window *tx, *rx;
+	struct seen s;
+
+	ASSERT_EQ(0, knob_set("reorder_ppm", 0));
+	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &tx));
+	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &rx));
+	stream(_metadata, tx, rx, variant->imm, n, variant->len, 16, &s);
+	EXPECT_EQ(n, s.received);
+	EXPECT_EQ(0, s.dups);
+	EXPECT_EQ(0, s.bad);
+	EXPECT_EQ(0, s.inversions);
+	free(s.got);
+	percs_window_release(tx);
+	percs_window_release(rx);
+	ASSERT_LIVE_ZERO();
+}
+
+/* A quarter of the packets held: out of order, each exactly once. */
+TEST_F(reorder, stream_arrives_out_of_order_exactly_once)
+{
+	unsigned int n = pt_scale(8000);
+	long held0 = flight_stat("held");
+	struct percs_window *tx, *rx;
+	struct seen s;
+
+	ASSERT_LE(0, held0);
+	ASSERT_EQ(0, knob_set("reorder_ppm", 250000));
+	ASSERT_EQ(0, knob_set("reorder_depth", 8));
+	ASSERT_EQ(0, knob_set("hold_us", 200));
+	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &tx));
+	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &rx));
+	stream(_metadata, tx, rx, variant->imm, n, variant->len, 16, &s);
+	EXPECT_EQ(n, s.received);
+	EXPECT_EQ(0, s.dups);
+	EXPECT_EQ(0, s.bad);
+	/* 1 in 4 held: a run without inversions would be a broken knob. */
+	EXPECT_LT(n / 50, s.inversions);
+	EXPECT_LT(held0 + n / 8, flight_stat("held"));
+	EXPECT_EQ(n, percs_window_status(rx)->packets_received);
+	TH_LOG("%u packets, %u arrived after a later one", n, s.inversions);
+	free(s.got);
+	percs_window_release(tx);
+	percs_window_release(rx);
+	ASSERT_LIVE_ZERO();
+}
+
+/* Every packet held, a receive FIFO of 4 KiB: backpressure, no loss. */
+TEST_F(reorder, held_packets_wait_for_room)
+{
+	unsigned int n = pt_scale(3000);
+	struct percs_window *tx, *rx;
+	struct seen s;
+
+	ASSERT_EQ(0, knob_set("reorder_ppm", 1000000));
+	ASSERT_EQ(0, knob_set("reorder_depth", 4));
+	ASSERT_EQ(0, knob_set("hold_us", 100));
+	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &tx));
+	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, SMALL_FIFO,
+				self->key, PERCS_WINDOW_ANY, &rx));
+	/* Drain only every 64 packets: the small FIFO fills up. */
+	stream(_metadata, tx, rx, variant->imm, n, variant->len, 64, &s);
+	EXPECT_EQ(n, s.received);
+	EXPECT_EQ(0, s.dups);
+	EXPECT_EQ(0, s.bad);
+	free(s.got);
+	percs_window_release(tx);
+	percs_window_release(rx);
+	ASSERT_LIVE_ZERO();
+}
+
+/* Nothing overtakes a lone held packet: its hold time delivers it. */
+TEST_F(reorder, lone_packet_arrives_after_hold_time)
+{
+	unsigned char buf[PERCS_MAX_PAYLOAD];
+	struct percs_window *tx, *rx;
+	struct percs_pkt_hdr h;
+	struct percs_addr dst;
+	uint64_t t0;
+
+	ASSERT_EQ(0, knob_set("reorder_ppm", 1000000));
+	ASSERT_EQ(0, knob_set("reorder_depth", 8));
+	ASSERT_EQ(0, knob_set("hold_us", 50000));
+	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &tx));
+	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &rx));
+	dst = percs_window_addr(rx);
+	pt_fill(buf, variant->len, 99);
+	t0 = pt_now_ms();
+	ASSERT_EQ(0, send_one(tx, &dst, variant->imm, buf, variant->len, 99));
+	/* Sent as far as the sender can tell, but not arrived. */
+	EXPECT_EQ(1, percs_window_status(tx)->packets_sent);
+	EXPECT_EQ(0, percs_window_status(rx)->packets_received);
+	EXPECT_EQ(1, flight_stat("in_flight"));
+	ASSERT_EQ((int)variant->len, pt_recv(rx, &h, buf, sizeof(buf),
+					     PT_TIMEOUT_MS));
+	EXPECT_EQ(99, h.tag);
+	TH_LOG("held packet arrived after %llu ms",
+	       (unsigned long long)(pt_now_ms() - t0));
+	EXPECT_EQ(0, flight_stat("in_flight"));
+	percs_window_release(tx);
+	percs_window_release(rx);
+	ASSERT_LIVE_ZERO();
+}
+
+/* Packets held for a window that closes are freed, and counted. */
+TEST_F(reorder, target_closes_with_packets_in_flight)
+{
+	unsigned char buf[PERCS_MAX_PAYLOAD];
+	long discarded0 = flight_stat("discarded");
+	struct percs_window *tx, *rx;
+	struct percs_addr dst;
+	unsigned int i;
+
+	ASSERT_LE(0, discarded0);
+	ASSERT_EQ(0, knob_set("reorder_ppm", 1000000));
+	ASSERT_EQ(0, knob_set("reorder_depth", 64));
+	ASSERT_EQ(0, knob_set("hold_us", 1000000));
+	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &tx));
+	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &rx));
+	dst = percs_window_addr(rx);
+	/* Depth 64: the first of 10 packets waits for 64 overtakers. */
+	for (i = 0; i < 10; i++) {
+		pt_fill(buf, variant->len, i);
+		ASSERT_EQ(0, send_one(tx, &dst, variant->imm, buf,
+				      variant->len, i));
+	}
+	EXPECT_LT(0, flight_stat("in_flight"));
+	percs_window_release(rx);
+	EXPECT_EQ(0, flight_stat("in_flight"));
+	EXPECT_LT(discarded0, flight_stat("discarded"));
+	percs_window_release(tx);
+	ASSERT_LIVE_ZERO();
+}
+
+TEST_HARNESS_MAIN
