@@ -246,13 +246,15 @@ TEST_F(hfi, unknown_ioctl_enotty)
 	static const unsigned long hfi_bad[] = {
 		_IO(PERCS_IOCTL_TYPE, 0x03), _IO(PERCS_IOCTL_TYPE, 0x0f),
 		_IO(PERCS_IOCTL_TYPE, 0xff), PERCS_IOC_KICK,
+		PERCS_IOC_MR_REGISTER, PERCS_IOC_MR_DEREGISTER,
 		_IOWR(PERCS_IOCTL_TYPE, 0x00, struct percs_hfi_info),
 		_IOR(PERCS_IOCTL_TYPE, 0x01, struct percs_window_reserve),
 		_IO('T', 0x00), _IO('T', 0x01), 0,
 	};
 	static const unsigned long win_bad[] = {
 		PERCS_IOC_HFI_INFO, PERCS_IOC_WINDOW_RESERVE,
-		PERCS_IOC_WINDOW_QUERY, _IO(PERCS_IOCTL_TYPE, 0x11),
+		PERCS_IOC_WINDOW_QUERY, _IO(PERCS_IOCTL_TYPE, 0x7f),
+		_IOWR(PERCS_IOCTL_TYPE, 0x11, struct percs_mr_register),
 		_IOW(PERCS_IOCTL_TYPE, 0x10, __u32), _IO('T', 0x10), 0,
 	};
 	struct percs_hfi_info info = { .size = sizeof(info) };
@@ -497,7 +499,7 @@ TEST_F(map, mmap_bad_offset_einval)
 	const uint64_t bad[] = {
 		0, PAGE, key0 + PAGE, REG(CQ).offset + PAGE,
 		REG(CQ).offset + REG(CQ).length,
-		key0 * 7, key0 * 8, key0 * 9, key0 * 1000, key0 / 2,
+		key0 * 8, key0 * 9, key0 * 1000, key0 / 2,
 	};
 	unsigned int i;
 
@@ -507,12 +509,13 @@ TEST_F(map, mmap_bad_offset_einval)
 			TH_LOG("offset %#llx", (unsigned long long)bad[i]);
 	}
 	/* the real keys work */
-	for (i = 0; i <= PERCS_REGION_CQ; i++)
+	for (i = 0; i <= PERCS_REGION_CLOCK; i++)
 		EXPECT_EQ(0, try_mmap(self->wfd, self->req.regions[i].length,
 				      PROT_READ, MAP_SHARED,
 				      self->req.regions[i].offset));
-	/* regions 6 and 7 are unused */
-	EXPECT_EQ(0, self->req.regions[6].flags);
+	/* region 6 is the clock; region 7 is unused */
+	EXPECT_EQ(PERCS_REGION_F_VALID,
+		  self->req.regions[PERCS_REGION_CLOCK].flags);
 	EXPECT_EQ(0, self->req.regions[7].flags);
 }
 
@@ -521,7 +524,7 @@ TEST_F(map, mmap_bad_length_einval)
 {
 	unsigned int r;
 
-	for (r = 0; r <= PERCS_REGION_CQ; r++) {
+	for (r = 0; r <= PERCS_REGION_CLOCK; r++) {
 		const struct percs_region *reg = &self->req.regions[r];
 
 		if (reg->length > PAGE) {
@@ -542,7 +545,7 @@ TEST_F(map, mmap_private_einval)
 {
 	unsigned int r;
 
-	for (r = 0; r <= PERCS_REGION_CQ; r++) {
+	for (r = 0; r <= PERCS_REGION_CLOCK; r++) {
 		EXPECT_EQ(-EINVAL, try_mmap(self->wfd,
 					    self->req.regions[r].length,
 					    PROT_READ, MAP_PRIVATE,
@@ -551,11 +554,12 @@ TEST_F(map, mmap_private_einval)
 	}
 }
 
-/* PROT_WRITE on RECV_FIFO, STATUS, CQ: EPERM; on the others fine. */
+/* PROT_WRITE on RECV_FIFO, STATUS, CQ, CLOCK: EPERM; on the others fine. */
 TEST_F(map, mmap_write_readonly_eperm)
 {
 	static const unsigned int ro[] = {
 		PERCS_REGION_RECV_FIFO, PERCS_REGION_STATUS, PERCS_REGION_CQ,
+		PERCS_REGION_CLOCK,
 	};
 	static const unsigned int rw[] = {
 		PERCS_REGION_SEND_FIFO, PERCS_REGION_DOORBELL, PERCS_REGION_IMM,
@@ -586,6 +590,7 @@ TEST_F(map, mprotect_readonly_fails)
 {
 	static const unsigned int ro[] = {
 		PERCS_REGION_RECV_FIFO, PERCS_REGION_STATUS, PERCS_REGION_CQ,
+		PERCS_REGION_CLOCK,
 	};
 	unsigned int i;
 

@@ -37,7 +37,7 @@
 #define RC_ROUNDS	120	/* victim windows per test (scaled) */
 #define RC_STALL_MS	10000	/* the sender must progress within this */
 #define RC_DEADLINE_MS	(100 * 1000)
-#define NR_REGIONS	(PERCS_REGION_CQ + 1)
+#define NR_REGIONS	(PERCS_REGION_CLOCK + 1)
 #define TARGET_VALID	(1ull << 63)
 #define FIFO_4K_RC	PERCS_FIFO_MIN_SIZE
 

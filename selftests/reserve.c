@@ -125,6 +125,7 @@ TEST(reserve_answer)
 		[PERCS_REGION_STATUS] = 4096,
 		[PERCS_REGION_IMM] = PERCS_IMM_SLOTS * PERCS_FLIT_SIZE,
 		[PERCS_REGION_CQ] = PERCS_CQ_ENTRIES * sizeof(struct percs_cqe),
+		[PERCS_REGION_CLOCK] = 4096,
 	};
 	int hfd, wfd, r;
 
@@ -150,7 +151,7 @@ TEST(reserve_answer)
 				r == PERCS_REGION_DOORBELL ||
 				r == PERCS_REGION_IMM;
 
-		if (r > PERCS_REGION_CQ) {
+		if (r > PERCS_REGION_CLOCK) {
 			EXPECT_EQ(0, reg->flags);
 			EXPECT_EQ(0, reg->length);
 			continue;
@@ -343,7 +344,7 @@ TEST_F_TIMEOUT(slow, reserve_mmap_close_cycles, 300)
 			ASSERT_EQ(0, pt_read_live(&live));
 			EXPECT_EQ(1, live.windows);
 			EXPECT_EQ(1, live.windows_reserved);
-			EXPECT_EQ(PERCS_REGION_CQ + 1, live.mappings);
+			EXPECT_EQ(PERCS_REGION_CLOCK + 1, live.mappings);
 			EXPECT_EQ(1, live.job_keys);
 		}
 		percs_window_release(w);
