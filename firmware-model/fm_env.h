@@ -7,7 +7,13 @@
  * the topology simulator).  Every other file of the model includes this
  * header instead of kernel or libc headers; it supplies the fixed-width
  * types, bool, size_t, errno values, memset/memcpy and the few helpers the
- * model uses, under fm_/FM_ names that mean the same in both worlds.
+ * model uses, under fm_/FM_ names that mean the same in both worlds:
+ *
+ *  fm_calloc(n, size)	zeroed array, NULL on failure (kvcalloc / calloc);
+ *			may sleep in the kernel
+ *  fm_free(p)		release it (kvfree / free); NULL is a no-op
+ *  fm_popcount64(x)	set bits of a u64
+ *  fm_ctz64(x)		index of the lowest set bit, x != 0
  */
 #ifndef _PERCS_FM_ENV_H
 #define _PERCS_FM_ENV_H
@@ -18,10 +24,17 @@
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <linux/kernel.h>
+#include <linux/bitops.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
 
 #define FM_ARRAY_SIZE(a)	ARRAY_SIZE(a)
 #define FM_DIV_ROUND_UP(n, d)	DIV_ROUND_UP(n, d)
 #define fm_snprintf		snprintf
+#define fm_calloc(n, size)	kvcalloc(n, size, GFP_KERNEL)
+#define fm_free(p)		kvfree(p)
+#define fm_popcount64(x)	hweight64(x)
+#define fm_ctz64(x)		__ffs64(x)
 
 #else /* userspace */
 
@@ -29,6 +42,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 
@@ -40,6 +54,10 @@ typedef uint64_t u64;
 #define FM_ARRAY_SIZE(a)	(sizeof(a) / sizeof(*(a)))
 #define FM_DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define fm_snprintf		snprintf
+#define fm_calloc(n, size)	calloc(n, size)
+#define fm_free(p)		free(p)
+#define fm_popcount64(x)	((unsigned int)__builtin_popcountll(x))
+#define fm_ctz64(x)		((unsigned int)__builtin_ctzll(x))
 
 #endif /* PERCS_KERNEL */
 

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * percs firmware model: ISR topology and direct routes.
+ * percs firmware model: ISR topology (the system's shape and its wiring).
  *
  * D-link wiring
  * -------------
- * S supernodes of H hubs; each hub has 16 D-link ports.  Every pair of
- * supernodes is joined by the same number of D links,
+ * S supernodes of H hubs; each hub has 16 D-link ports, of which a spec
+ * may let it use only u (dhub=u; default 16).  Every pair of supernodes
+ * is joined by the same number of D links, by default as many as fit,
  *
- *	d = min(16 * H, floor(16 * H / (S - 1)))	(d = 0 when S = 1)
+ *	d = floor(u * H / (S - 1))	(d = 0 when S = 1)
  *
- * so a supernode uses P = (S - 1) * d of its 16 * H ports.  Supernode a
+ * or fewer (dpair=d), so a supernode uses P = (S - 1) * d of its u * H
+ * ports.  Supernode a
  * numbers the ports it uses q = 0 .. P - 1: copy c (0 <= c < d) of its
  * link to supernode b != a is
  *
@@ -24,24 +26,32 @@
  *
  * which is symmetric by construction.  Consequences:
  *  - hub index i carries the ports q = i, i + H, i + 2H, ... < P: either
- *    floor(P / H) or ceil(P / H) <= 16 of them (hubs differ by at most one);
+ *    floor(P / H) or ceil(P / H) <= u of them (hubs differ by at most one);
  *  - the d copies of one pair sit on consecutive ports, hence on d distinct
  *    hubs at each end while d <= H (spread evenly over all hubs beyond);
- *  - with d = 1 the D links of one hub go to distinct supernodes;
+ *  - with d = 1 the D links of one hub go to distinct supernodes: with
+ *    S = 32u + 1 supernodes of 32 hubs (spec "du") every hub has u D
+ *    links to u distinct supernodes, the system of section VII.A;
  *  - the wiring is invariant under renumbering supernodes a -> a + k mod S,
  *    so every supernode sees the same pattern.
  *
- * Routes and virtual channels
- * ---------------------------
- * A direct route is L-D-L at most; an L hop is left out when the packet is
- * already on the right hub.  Direct routes use copy 0 of the D link.  The
- * virtual channel of a hop is its position in the worst-case template
- * L0-D0-L1-D1-L2: the number of D hops before it on the route.  VC numbers
- * thus strictly increase along every route in the order L0 < D0 < L1 < D1
- * < L2, so the channel dependency graph has no cycle (no deadlock).  A D-L
- * route uses D vc 0 then L vc 1, not L vc 0: L vc 0 is what packets
- * waiting for a D link hold, and sharing it with packets that have crossed
- * one could close a cycle.
+ * L links and ports
+ * ------------------
+ * Hub indices fill drawers of 8 in order: drawer k holds indices 8k ..
+ * 8k + 7 (the last drawer of a supernode whose size is not a multiple of
+ * 8 holds the rest).  Two hubs of one drawer are joined by an LL link, two
+ * hubs of different drawers by an LR link.  A full supernode gives each
+ * hub 7 LL + 24 LR links; a smaller one gives hub index i
+ * (size of its drawer - 1) LL and (H - size of its drawer) LR links, e.g.
+ * with H = 12: indices 0..7 have 7 LL + 4 LR, indices 8..11 3 LL + 8 LR.
+ *
+ * ISR port numbers of a hub (FM_PORT_*): the LL link to index j of the
+ * same drawer is port j mod 8, minus one when j mod 8 is above the hub's
+ * own; the LR link to index j is port 7 + j, minus 8 when j lies above the
+ * hub's own drawer; D port p (0..15) is port 31 + p; then 8 HFI ports and
+ * the service port.  A port's number does not depend on the supernode size.
+ *
+ * Link numbering is in link.c, routes in route.c.
  */
 #include "topology.h"
 
@@ -57,66 +67,121 @@ static const char *const fm_route_class_names[] = {
 	[FM_ROUTE_INTER_SN] = "inter-supernode",
 };
 
+/* Check a spec's numbers; all of fm_topo_parse()'s range messages. */
+static int fm_topo_check(const struct fm_topo_spec *s, u32 *d_per_pair,
+			 char *err, size_t errlen)
+{
+	u32 dhub = s->d_per_hub ? s->d_per_hub : FM_D_PORTS_PER_HUB;
+	u32 S = s->supernodes, H = s->hubs_per_sn, max_sn, max_pair;
+
+	if (H < 1 || H > FM_MAX_HUBS_PER_SN) {
+		fm_snprintf(err, errlen,
+			    "hubs_per_supernode=%u: a supernode has 1..%u hubs",
+			    H, FM_MAX_HUBS_PER_SN);
+		return -EINVAL;
+	}
+	if (S < 1 || S > FM_MAX_SUPERNODES) {
+		fm_snprintf(err, errlen,
+			    "supernodes=%u: the system has 1..%u supernodes",
+			    S, FM_MAX_SUPERNODES);
+		return -EINVAL;
+	}
+	if (s->d_per_hub > FM_D_PORTS_PER_HUB) {
+		fm_snprintf(err, errlen,
+			    "dhub=%u: a hub has 1..%u D ports", s->d_per_hub,
+			    FM_D_PORTS_PER_HUB);
+		return -EINVAL;
+	}
+	if (S == 1 && (s->d_per_pair || s->d_per_hub)) {
+		fm_snprintf(err, errlen,
+			    "%s=%u: a system of one supernode has no D links",
+			    s->d_per_pair ? "dpair" : "dhub",
+			    s->d_per_pair ? s->d_per_pair : s->d_per_hub);
+		return -EINVAL;
+	}
+	max_sn = dhub * H + 1;
+	if (S > max_sn) {
+		fm_snprintf(err, errlen,
+			    "supernodes=%u: at most %u with %u hubs per supernode and %u D ports per hub (every pair of supernodes needs a D link)",
+			    S, max_sn, H, dhub);
+		return -EINVAL;
+	}
+	max_pair = S > 1 ? dhub * H / (S - 1) : 0;
+	if (s->d_per_pair > max_pair) {
+		fm_snprintf(err, errlen,
+			    "dpair=%u: at most %u D links per pair of %u supernodes of %u hubs with %u D ports per hub",
+			    s->d_per_pair, max_pair, S, H, dhub);
+		return -EINVAL;
+	}
+	*d_per_pair = s->d_per_pair ? s->d_per_pair : max_pair;
+	return 0;
+}
+
 /**
- * fm_topo_init() - validate a system shape and fill in a topology
- * @t: filled on success, untouched on error
- * @nr_supernodes: supernodes, 1..min(16 * @hubs_per_sn + 1, 512)
+ * fm_topo_init_spec() - validate a system shape and fill in a topology
+ * @t: filled on success (without route tables: @t->rt is NULL), untouched
+ *	on error; must not hold tables (fm_topo_free_tables() first)
+ * @s: the shape: supernodes 1..513, hubs per supernode 1..32, D ports per
+ *	hub 1..16 (0: 16) and D links per pair (0: the most those ports
+ *	allow, floor(d_per_hub * hubs_per_sn / (supernodes - 1)))
+ * @err: buffer for a one-line message without newline; may be NULL when
+ *	@errlen is 0; set to "" on success
+ * @errlen: size of @err
+ *
+ * Every pair of supernodes needs at least one D link, which bounds the
+ * supernodes: at most d_per_hub * hubs_per_sn + 1.
+ *
+ * Return: 0, or -EINVAL with a message in @err.
+ */
+int fm_topo_init_spec(struct fm_topology *t, const struct fm_topo_spec *s,
+		      char *err, size_t errlen)
+{
+	u32 S = s->supernodes, H = s->hubs_per_sn, d;
+	int ret;
+
+	ret = fm_topo_check(s, &d, err, errlen);
+	if (ret)
+		return ret;
+	memset(t, 0, sizeof(*t));
+	t->nr_supernodes = S;
+	t->hubs_per_sn = H;
+	t->nr_hubs = S * H;
+	t->d_links_per_pair = d;
+	t->d_ports_per_sn = (S - 1) * d;
+	t->d_ports_per_hub = s->d_per_hub ? s->d_per_hub : FM_D_PORTS_PER_HUB;
+	t->l_links_per_sn = H * (H - 1) / 2;
+	t->nr_l_links = S * t->l_links_per_sn;
+	t->nr_d_links = S * (S - 1) / 2 * d;
+	t->nr_links = t->nr_l_links + t->nr_d_links;
+	t->mask_words = FM_DIV_ROUND_UP(d, 64);
+	if (errlen)
+		err[0] = '\0';
+	return 0;
+}
+
+/**
+ * fm_topo_init() - fill in a topology of a given size
+ * @t: filled on success (without route tables), untouched on error
+ * @nr_supernodes: supernodes, 1..min(16 * @hubs_per_sn + 1, 513)
  * @hubs_per_sn: hubs per supernode, 1..32
  * @err: buffer for a one-line message without newline; may be NULL when
  *	@errlen is 0; set to "" on success
  * @errlen: size of @err
  *
- * Each hub has 16 D links and every pair of supernodes needs at least one,
- * which bounds the supernodes a given supernode size can join.
+ * fm_topo_init_spec() with all 16 D ports per hub in use and as many D
+ * links per pair of supernodes as they allow.
  *
  * Return: 0, or -EINVAL with a message in @err.
  */
 int fm_topo_init(struct fm_topology *t, u32 nr_supernodes, u32 hubs_per_sn,
 		 char *err, size_t errlen)
 {
-	u32 d_ports = FM_D_PORTS_PER_HUB * hubs_per_sn;
-	u32 max_sn;
+	struct fm_topo_spec s = {
+		.supernodes = nr_supernodes,
+		.hubs_per_sn = hubs_per_sn,
+	};
 
-	if (hubs_per_sn < 1) {
-		fm_snprintf(err, errlen,
-			    "hubs_per_supernode=0: a supernode has at least 1 hub");
-		return -EINVAL;
-	}
-	if (hubs_per_sn > FM_MAX_HUBS_PER_SN) {
-		fm_snprintf(err, errlen,
-			    "hubs_per_supernode=%u: a supernode has at most %u hubs",
-			    hubs_per_sn, FM_MAX_HUBS_PER_SN);
-		return -EINVAL;
-	}
-	if (nr_supernodes < 1) {
-		fm_snprintf(err, errlen,
-			    "supernodes=0: the system has at least 1 supernode");
-		return -EINVAL;
-	}
-	if (nr_supernodes > FM_MAX_SUPERNODES) {
-		fm_snprintf(err, errlen,
-			    "supernodes=%u: the system has at most %u supernodes",
-			    nr_supernodes, FM_MAX_SUPERNODES);
-		return -EINVAL;
-	}
-	max_sn = d_ports + 1;
-	if (nr_supernodes > max_sn) {
-		fm_snprintf(err, errlen,
-			    "supernodes=%u: at most %u with hubs_per_supernode=%u (%u D links per hub, at least one per pair of supernodes)",
-			    nr_supernodes, max_sn, hubs_per_sn,
-			    FM_D_PORTS_PER_HUB);
-		return -EINVAL;
-	}
-
-	t->nr_supernodes = nr_supernodes;
-	t->hubs_per_sn = hubs_per_sn;
-	t->nr_hubs = nr_supernodes * hubs_per_sn;
-	t->d_links_per_pair = nr_supernodes > 1 ?
-			      d_ports / (nr_supernodes - 1) : 0;
-	t->d_ports_per_sn = (nr_supernodes - 1) * t->d_links_per_pair;
-	if (errlen)
-		err[0] = '\0';
-	return 0;
+	return fm_topo_init_spec(t, &s, err, errlen);
 }
 
 /* Class of the L link between two distinct hubs of one supernode. */
@@ -146,13 +211,31 @@ int fm_l_link_class(const struct fm_topology *t, u32 hub_a, u32 hub_b)
 	return fm_l_class(t, hub_a, hub_b);
 }
 
-/* Hub at supernode @a's end of copy @c of its D link to @b (a != b). */
-static u32 fm_d_end(const struct fm_topology *t, u32 a, u32 b, u32 c)
+/**
+ * fm_l_port() - ISR port of a hub's L link to another hub
+ * @t: the topology
+ * @hub: the hub
+ * @peer: another hub of the same supernode
+ *
+ * Numbering at the top of this file: LL ports 0..6, LR ports 7..30.
+ *
+ * Return: the port number, or -EINVAL if @peer is @hub, in another
+ * supernode, or a hub is outside the topology.
+ */
+int fm_l_port(const struct fm_topology *t, u32 hub, u32 peer)
 {
-	u32 dist = (b + t->nr_supernodes - a - 1) % t->nr_supernodes;
-	u32 q = dist * t->d_links_per_pair + c;
+	u32 i, j;
 
-	return a * t->hubs_per_sn + q % t->hubs_per_sn;
+	if (fm_l_link_class(t, hub, peer) < 0)
+		return -EINVAL;
+	i = fm_hub_index(t, hub);
+	j = fm_hub_index(t, peer);
+	if (i / FM_HUBS_PER_DRAWER == j / FM_HUBS_PER_DRAWER)
+		return FM_PORT_LL + j % FM_HUBS_PER_DRAWER -
+		       (j % FM_HUBS_PER_DRAWER > i % FM_HUBS_PER_DRAWER);
+	return FM_PORT_LR + j -
+	       (j / FM_HUBS_PER_DRAWER > i / FM_HUBS_PER_DRAWER ?
+		FM_HUBS_PER_DRAWER : 0);
 }
 
 /**
@@ -176,9 +259,28 @@ int fm_d_link(const struct fm_topology *t, u32 sn_a, u32 sn_b, u32 copy,
 	if (sn_a >= t->nr_supernodes || sn_b >= t->nr_supernodes ||
 	    sn_a == sn_b || copy >= t->d_links_per_pair)
 		return -EINVAL;
-	*hub_a = fm_d_end(t, sn_a, sn_b, copy);
-	*hub_b = fm_d_end(t, sn_b, sn_a, copy);
+	*hub_a = sn_a * t->hubs_per_sn + fm_d_end_index(t, sn_a, sn_b, copy);
+	*hub_b = sn_b * t->hubs_per_sn + fm_d_end_index(t, sn_b, sn_a, copy);
 	return 0;
+}
+
+/**
+ * fm_d_port() - ISR port of a D link at one of its ends
+ * @t: the topology
+ * @sn_a: the supernode of that end
+ * @sn_b: the supernode at the other end
+ * @copy: which of the links between them
+ *
+ * Return: %FM_PORT_D + the D port index (0..15) of the link on its hub in
+ * @sn_a, or -EINVAL for arguments fm_d_link() refuses.
+ */
+int fm_d_port(const struct fm_topology *t, u32 sn_a, u32 sn_b, u32 copy)
+{
+	if (sn_a >= t->nr_supernodes || sn_b >= t->nr_supernodes ||
+	    sn_a == sn_b || copy >= t->d_links_per_pair)
+		return -EINVAL;
+	return FM_PORT_D + (fm_sn_distance(t, sn_a, sn_b) *
+			    t->d_links_per_pair + copy) / t->hubs_per_sn;
 }
 
 /**
@@ -186,7 +288,8 @@ int fm_d_link(const struct fm_topology *t, u32 sn_a, u32 sn_b, u32 copy,
  * @t: the topology
  * @hub: hub number
  *
- * Ports 0..n-1 of the hub are in use, n <= %FM_D_PORTS_PER_HUB.
+ * D ports 0..n-1 of the hub are in use (ISR ports %FM_PORT_D ..
+ * %FM_PORT_D + n - 1), n <= &fm_topology.d_ports_per_hub.
  *
  * Return: n, or 0 for a hub outside the topology.
  */
@@ -203,10 +306,11 @@ u32 fm_hub_d_ports(const struct fm_topology *t, u32 hub)
 }
 
 /**
- * fm_hub_d_port() - the D link on one port of a hub
+ * fm_hub_d_port() - the D link on one D port of a hub
  * @t: the topology
  * @hub: hub number
- * @port: D port of the hub, 0..%FM_D_PORTS_PER_HUB - 1
+ * @port: D port index of the hub, 0..%FM_D_PORTS_PER_HUB - 1 (ISR port
+ *	%FM_PORT_D + @port)
  * @peer_sn: out: the supernode at the other end
  * @copy: out: which of the links between the two supernodes it is (the
  *	@copy argument of fm_d_link())
@@ -227,72 +331,6 @@ int fm_hub_d_port(const struct fm_topology *t, u32 hub, u32 port,
 	sn = fm_hub_supernode(t, hub);
 	*peer_sn = (sn + 1 + q / d) % t->nr_supernodes;
 	*copy = q % d;
-	return 0;
-}
-
-/* Append a hop; its VC is the number of D hops before it. */
-static void fm_route_add(struct fm_route *r, u32 from, u32 to, u8 link_class,
-			 u8 d_copy)
-{
-	struct fm_hop *hop = &r->hop[r->nr_hops];
-	u8 vc = 0;
-
-	if (r->nr_hops) {
-		const struct fm_hop *prev = hop - 1;
-
-		vc = prev->vc + (prev->link_class == FM_LINK_D);
-	}
-	hop->from_hub = from;
-	hop->to_hub = to;
-	hop->link_class = link_class;
-	hop->vc = vc;
-	hop->d_copy = d_copy;
-	r->nr_hops++;
-}
-
-/**
- * fm_route_direct() - the direct route between two hubs
- * @t: the topology
- * @src_hub: source hub
- * @dst_hub: destination hub
- * @r: out: the route (zeroed first)
- *
- * Same hub: no hop.  Same supernode: one L hop, LL or LR.  Different
- * supernodes: L-D-L over copy 0 of the D link between the two supernodes,
- * without the first (last) L hop when @src_hub (@dst_hub) is itself that
- * link's end.  Virtual channels as described at the top of this file.
- *
- * Return: 0, or -EHOSTUNREACH if a hub is outside the topology.
- */
-int fm_route_direct(const struct fm_topology *t, u32 src_hub, u32 dst_hub,
-		    struct fm_route *r)
-{
-	u32 src_sn, dst_sn, x, y;
-
-	memset(r, 0, sizeof(*r));
-	if (src_hub >= t->nr_hubs || dst_hub >= t->nr_hubs)
-		return -EHOSTUNREACH;
-	if (src_hub == dst_hub) {
-		r->route_class = FM_ROUTE_SAME_HUB;
-		return 0;
-	}
-	src_sn = fm_hub_supernode(t, src_hub);
-	dst_sn = fm_hub_supernode(t, dst_hub);
-	if (src_sn == dst_sn) {
-		r->route_class = FM_ROUTE_INTRA_SN;
-		fm_route_add(r, src_hub, dst_hub,
-			     fm_l_class(t, src_hub, dst_hub), 0);
-		return 0;
-	}
-
-	r->route_class = FM_ROUTE_INTER_SN;
-	x = fm_d_end(t, src_sn, dst_sn, 0);
-	y = fm_d_end(t, dst_sn, src_sn, 0);
-	if (src_hub != x)
-		fm_route_add(r, src_hub, x, fm_l_class(t, src_hub, x), 0);
-	fm_route_add(r, x, y, FM_LINK_D, 0);
-	if (y != dst_hub)
-		fm_route_add(r, y, dst_hub, fm_l_class(t, y, dst_hub), 0);
 	return 0;
 }
 
@@ -319,4 +357,29 @@ const char *fm_route_class_name(unsigned int c)
 {
 	return c < FM_ARRAY_SIZE(fm_route_class_names) ?
 	       fm_route_class_names[c] : "?";
+}
+
+/**
+ * fm_link_class_bw() - bandwidth of one link of a class, one direction
+ * @c: enum fm_link_class
+ *
+ * Section VII.A's per-channel figures: a hub's bandwidth for the class
+ * (336, 240, 320 GB/s) shared by its links of the class (7, 24, 16) and
+ * halved per direction.
+ *
+ * Return: 24 (LL), 5 (LR), 10 (D) in the paper's unit (it writes GiB/s),
+ * or 0 for a value outside the enum.
+ */
+u32 fm_link_class_bw(unsigned int c)
+{
+	switch (c) {
+	case FM_LINK_LL:
+		return FM_BW_LL_PER_HUB / FM_LL_PORTS_PER_HUB / 2;
+	case FM_LINK_LR:
+		return FM_BW_LR_PER_HUB / FM_LR_PORTS_PER_HUB / 2;
+	case FM_LINK_D:
+		return FM_BW_D_PER_HUB / FM_D_PORTS_PER_HUB / 2;
+	default:
+		return 0;
+	}
 }

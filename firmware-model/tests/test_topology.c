@@ -23,6 +23,7 @@ static struct fm_topology topo(u32 nr_supernodes, u32 hubs_per_sn)
 static const u32 sweep_hubs[] = { 1, 2, 4, 8, 12, 32 };
 static const u32 sweep_large[][2] = {
 	{ 100, 7 }, { 257, 32 }, { 289, 32 }, { 511, 32 }, { 512, 32 },
+	{ 513, 32 },
 };
 
 static struct { u32 s, h; } sweep[512];
@@ -54,12 +55,6 @@ static unsigned int sweep_build(void)
 #define FOR_EACH_SWEEP(t, i)						\
 	for ((i) = 0; (i) < sweep_build() &&				\
 	     ((t) = topo(sweep[i].s, sweep[i].h), 1); (i)++)
-
-/* Topologies small enough to check the route of every pair of hubs. */
-static const u32 route_topos[][2] = {
-	{ 1, 1 }, { 1, 32 }, { 2, 1 }, { 2, 4 }, { 3, 1 }, { 17, 1 },
-	{ 5, 8 }, { 9, 12 }, { 3, 32 }, { 65, 4 }, { 17, 32 },
-};
 
 static u32 max_u32(u32 a, u32 b)
 {
@@ -93,7 +88,7 @@ FM_TEST(topo_init_accepts_limits)
 		{ 1, 1, 0 }, { 1, 32, 0 }, { 2, 1, 16 }, { 3, 1, 8 },
 		{ 17, 1, 1 }, { 33, 2, 1 }, { 65, 4, 1 }, { 5, 8, 32 },
 		{ 2, 32, 512 }, { 257, 32, 2 }, { 258, 32, 1 },
-		{ 512, 32, 1 },
+		{ 512, 32, 1 }, { 513, 32, 1 },
 	};
 	unsigned int i;
 
@@ -129,7 +124,7 @@ FM_TEST(topo_init_rejects_hubs_per_supernode)
 {
 	check_rejected(2, 0, "hubs_per_supernode=0");
 	check_rejected(2, 33, "hubs_per_supernode=33");
-	check_rejected(2, 40, "at most 32 hubs");
+	check_rejected(2, 40, "a supernode has 1..32 hubs");
 	check_rejected(0, 0, "hubs_per_supernode=0");
 	check_rejected(2, 0xffffffff, "hubs_per_supernode=4294967295");
 }
@@ -137,11 +132,11 @@ FM_TEST(topo_init_rejects_hubs_per_supernode)
 FM_TEST(topo_init_rejects_supernodes)
 {
 	check_rejected(0, 4, "supernodes=0");
-	check_rejected(513, 32, "supernodes=513");
-	check_rejected(513, 32, "at most 512 supernodes");
+	check_rejected(514, 32, "supernodes=514");
+	check_rejected(514, 32, "the system has 1..513 supernodes");
 	check_rejected(18, 1, "supernodes=18: at most 17");
 	check_rejected(66, 4, "supernodes=66: at most 65");
-	check_rejected(34, 2, "hubs_per_supernode=2");
+	check_rejected(34, 2, "with 2 hubs per supernode and 16 D ports per hub");
 	check_rejected(0xffffffff, 1, "supernodes=4294967295");
 }
 
@@ -393,233 +388,14 @@ FM_TEST(l_link_rejects_bad_arguments)
 	CHECK_EQ(fm_l_link_class(&t, 4, 7), FM_LINK_LL);
 }
 
-/* Rank of a hop in the template L0 < D0 < L1 < D1 < L2. */
-static int vc_rank(const struct fm_hop *h)
-{
-	return 2 * h->vc + (h->link_class == FM_LINK_D);
-}
-
-/* Everything a direct route must satisfy; returns false on a failure. */
-static bool route_ok(const struct fm_topology *t, u32 src, u32 dst,
-		     const struct fm_route *r)
-{
-	u32 H = t->hubs_per_sn, ssn = src / H, dsn = dst / H, x = 0, y = 0;
-	unsigned int k, nr_d = 0, nr_l = 0;
-	bool ok = true;
-
-	if (src == dst)
-		return r->nr_hops == 0 && r->route_class == FM_ROUTE_SAME_HUB;
-	if (ssn == dsn)
-		ok &= r->nr_hops == 1 && r->route_class == FM_ROUTE_INTRA_SN;
-	else
-		ok &= r->nr_hops >= 1 && r->nr_hops <= 3 &&
-		      r->route_class == FM_ROUTE_INTER_SN &&
-		      !fm_d_link(t, ssn, dsn, 0, &x, &y);
-	if (!ok)
-		return false;
-	for (k = 0; k < r->nr_hops; k++) {
-		const struct fm_hop *h = &r->hop[k];
-
-		ok &= h->from_hub == (k ? r->hop[k - 1].to_hub : src);
-		if (h->link_class == FM_LINK_D) {
-			ok &= h->from_hub == x && h->to_hub == y;
-			ok &= h->d_copy == 0 && h->vc == nr_d &&
-			      h->vc < FM_D_VCS;
-			nr_d++;
-		} else {
-			ok &= (int)h->link_class ==
-			      fm_l_link_class(t, h->from_hub, h->to_hub);
-			ok &= h->d_copy == 0 && h->vc == nr_d &&
-			      h->vc < FM_L_VCS;
-			nr_l++;
-		}
-		if (k)
-			ok &= vc_rank(h) > vc_rank(h - 1);
-	}
-	ok &= r->hop[r->nr_hops - 1].to_hub == dst;
-	ok &= nr_d == (ssn != dsn);
-	if (ssn != dsn)
-		ok &= nr_l == (unsigned int)((src != x) + (dst != y));
-	/* Unused entries are zero. */
-	for (k = r->nr_hops; k < FM_MAX_HOPS; k++)
-		ok &= !r->hop[k].from_hub && !r->hop[k].to_hub &&
-		      !r->hop[k].link_class && !r->hop[k].vc &&
-		      !r->hop[k].d_copy && !r->hop[k].reserved;
-	return ok;
-}
-
-FM_TEST(route_direct_every_pair)
-{
-	unsigned int i;
-
-	for (i = 0; i < FM_ARRAY_SIZE(route_topos); i++) {
-		struct fm_topology t = topo(route_topos[i][0],
-					    route_topos[i][1]);
-		u32 src, dst;
-
-		for (src = 0; src < t.nr_hubs; src++) {
-			for (dst = 0; dst < t.nr_hubs; dst++) {
-				struct fm_route r;
-				int ret;
-
-				memset(&r, 0xa5, sizeof(r));
-				ret = fm_route_direct(&t, src, dst, &r);
-				CHECK_CTX(!ret && route_ok(&t, src, dst, &r),
-					  "%ux%u: %u -> %u",
-					  t.nr_supernodes, t.hubs_per_sn,
-					  src, dst);
-			}
-		}
-	}
-}
-
-FM_TEST(route_direct_same_hub_and_intra_sn)
-{
-	struct fm_topology t = topo(2, 32);
-	struct fm_route r;
-
-	CHECK_EQ(fm_route_direct(&t, 40, 40, &r), 0);
-	CHECK_EQ(r.nr_hops, 0);
-	CHECK_EQ(r.route_class, FM_ROUTE_SAME_HUB);
-
-	CHECK_EQ(fm_route_direct(&t, 33, 39, &r), 0);
-	CHECK_EQ(r.route_class, FM_ROUTE_INTRA_SN);
-	CHECK_EQ(r.nr_hops, 1);
-	CHECK_EQ(r.hop[0].from_hub, 33);
-	CHECK_EQ(r.hop[0].to_hub, 39);
-	CHECK_EQ(r.hop[0].link_class, FM_LINK_LL);
-	CHECK_EQ(r.hop[0].vc, 0);
-
-	CHECK_EQ(fm_route_direct(&t, 33, 63, &r), 0);
-	CHECK_EQ(r.nr_hops, 1);
-	CHECK_EQ(r.hop[0].link_class, FM_LINK_LR);
-	CHECK_EQ(r.hop[0].vc, 0);
-}
-
-/*
- * 17 supernodes of one hub: each supernode is one hub, so every route
- * between supernodes is a single D hop.  With 2 x 4 (d = 64, copy 0
- * between hub 0 and hub 4) the three shapes L-D-L, D-L, L-D and D appear.
- */
-FM_TEST(route_direct_inter_sn_shapes)
-{
-	struct fm_topology t = topo(17, 1);
-	struct fm_route r;
-	u32 x, y;
-
-	CHECK_EQ(fm_route_direct(&t, 3, 11, &r), 0);
-	CHECK_EQ(r.route_class, FM_ROUTE_INTER_SN);
-	CHECK_EQ(r.nr_hops, 1);
-	CHECK_EQ(r.hop[0].link_class, FM_LINK_D);
-	CHECK_EQ(r.hop[0].vc, 0);
-
-	t = topo(2, 4);
-	CHECK_EQ(fm_d_link(&t, 0, 1, 0, &x, &y), 0);
-	CHECK_EQ(x, 0);
-	CHECK_EQ(y, 4);
-	/* L-D-L */
-	CHECK_EQ(fm_route_direct(&t, 2, 6, &r), 0);
-	CHECK_EQ(r.nr_hops, 3);
-	CHECK(r.hop[0].link_class == FM_LINK_LL && r.hop[0].vc == 0 &&
-	      r.hop[0].from_hub == 2 && r.hop[0].to_hub == 0);
-	CHECK(r.hop[1].link_class == FM_LINK_D && r.hop[1].vc == 0 &&
-	      r.hop[1].from_hub == 0 && r.hop[1].to_hub == 4);
-	CHECK(r.hop[2].link_class == FM_LINK_LL && r.hop[2].vc == 1 &&
-	      r.hop[2].from_hub == 4 && r.hop[2].to_hub == 6);
-	/* D-L: the L hop after a D hop is on L vc 1 */
-	CHECK_EQ(fm_route_direct(&t, 0, 7, &r), 0);
-	CHECK_EQ(r.nr_hops, 2);
-	CHECK(r.hop[0].link_class == FM_LINK_D && r.hop[0].vc == 0);
-	CHECK(r.hop[1].link_class == FM_LINK_LL && r.hop[1].vc == 1);
-	/* L-D */
-	CHECK_EQ(fm_route_direct(&t, 5, 0, &r), 0);
-	CHECK_EQ(r.nr_hops, 2);
-	CHECK(r.hop[0].link_class == FM_LINK_LL && r.hop[0].vc == 0 &&
-	      r.hop[0].to_hub == 4);
-	CHECK(r.hop[1].link_class == FM_LINK_D && r.hop[1].vc == 0 &&
-	      r.hop[1].to_hub == 0);
-	/* D */
-	CHECK_EQ(fm_route_direct(&t, 4, 0, &r), 0);
-	CHECK_EQ(r.nr_hops, 1);
-	CHECK(r.hop[0].link_class == FM_LINK_D && r.hop[0].from_hub == 4);
-}
-
-FM_TEST(route_direct_unreachable_hub)
-{
-	struct fm_topology t = topo(2, 4);
-	struct fm_route r;
-
-	CHECK_EQ(fm_route_direct(&t, 8, 0, &r), -EHOSTUNREACH);
-	CHECK_EQ(r.nr_hops, 0);
-	CHECK_EQ(fm_route_direct(&t, 0, 8, &r), -EHOSTUNREACH);
-	CHECK_EQ(fm_route_direct(&t, 0, 0xffffffff, &r), -EHOSTUNREACH);
-	CHECK_EQ(fm_route_direct(&t, 0xffffffff, 0xffffffff, &r),
-		 -EHOSTUNREACH);
-}
-
-/*
- * The paper's alltoall count (section VII.A): with 32 hubs per supernode
- * and each hub's d D links going to d distinct supernodes, shortest-path
- * routing between every pair of hubs puts 1 + 64d paths on every (directed)
- * LL and LR link and 1024 on every D link.  That is S = 32d + 1
- * supernodes, one D link per pair.
- *
- * The wiring is invariant under renumbering supernodes a -> a + k, so the
- * load of a link equals the load, summed over all supernodes, of the
- * links in the same position, caused by the sources of supernode 0 alone:
- * routing from 32 sources instead of all of them is enough.  An L link is
- * identified by its hubs' indices (i, j), a D link by its hub index i and
- * the distance (to - from - 1) mod S of the supernode it leads to.
- */
-static void check_paper_alltoall(u32 d)
-{
-	u32 S = 32 * d + 1, H = 32, src, dst, i, j, k;
-	struct fm_topology t = topo(S, H);
-	u32 (*l_load)[32] = calloc(32, sizeof(*l_load));
-	u32 *d_load = calloc(32 * S, sizeof(u32));
-	struct fm_route r;
-
-	CHECK_EQ(t.d_links_per_pair, 1);
-	for (src = 0; src < H; src++) {
-		for (dst = 0; dst < t.nr_hubs; dst++) {
-			fm_route_direct(&t, src, dst, &r);
-			for (k = 0; k < r.nr_hops; k++) {
-				const struct fm_hop *h = &r.hop[k];
-				u32 fs = h->from_hub / H, ts = h->to_hub / H;
-
-				if (h->link_class == FM_LINK_D)
-					d_load[h->from_hub % H * S +
-					       (ts + S - fs - 1) % S]++;
-				else
-					l_load[h->from_hub % H]
-					      [h->to_hub % H]++;
-			}
-		}
-	}
-	for (i = 0; i < H; i++) {
-		for (j = 0; j < H; j++)
-			CHECK_CTX(l_load[i][j] == (i == j ? 0 : 1 + 64 * d),
-				  "d=%u: L %u->%u carries %u", d, i, j,
-				  l_load[i][j]);
-		for (k = 0; k < S; k++)
-			CHECK_CTX(d_load[i * S + k] ==
-				  (k < S - 1 && k % H == i ? 1024 : 0),
-				  "d=%u: D hub %u distance %u carries %u", d,
-				  i, k, d_load[i * S + k]);
-	}
-	free(l_load);
-	free(d_load);
-}
-
-FM_TEST(route_direct_paper_alltoall_counts)
-{
-	check_paper_alltoall(9);
-	check_paper_alltoall(12);
-	check_paper_alltoall(15);
-}
-
 FM_TEST(link_and_route_class_names)
 {
+	CHECK_STR(fm_route_mode_name(PERCS_ROUTE_DIRECT), "hw_direct");
+	CHECK_STR(fm_route_mode_name(PERCS_ROUTE_DIRECT_STRIPED),
+		  "hw_direct_striped");
+	CHECK_STR(fm_route_mode_name(PERCS_ROUTE_SW_INDIRECT), "sw_indirect");
+	CHECK_STR(fm_route_mode_name(PERCS_ROUTE_HW_INDIRECT), "hw_indirect");
+	CHECK_STR(fm_route_mode_name(PERCS_ROUTE_MAX + 1), "?");
 	CHECK_STR(fm_link_class_name(FM_LINK_LL), "LL");
 	CHECK_STR(fm_link_class_name(FM_LINK_LR), "LR");
 	CHECK_STR(fm_link_class_name(FM_LINK_D), "D");
@@ -629,4 +405,116 @@ FM_TEST(link_and_route_class_names)
 	CHECK_STR(fm_route_class_name(FM_ROUTE_INTRA_SN), "intra-supernode");
 	CHECK_STR(fm_route_class_name(FM_ROUTE_INTER_SN), "inter-supernode");
 	CHECK_STR(fm_route_class_name(3), "?");
+	/* section VII.A's per-direction channel bandwidths */
+	CHECK_EQ(fm_link_class_bw(FM_LINK_LL), 24);
+	CHECK_EQ(fm_link_class_bw(FM_LINK_LR), 5);
+	CHECK_EQ(fm_link_class_bw(FM_LINK_D), 10);
+	CHECK_EQ(fm_link_class_bw(FM_LINK_NR_CLASSES), 0);
+}
+
+/*
+ * Limited D ports (dhub=) and fewer links per pair (dpair=): every pair
+ * joined by exactly d links, no hub above its limit, hubs of a supernode
+ * within one of each other.
+ */
+FM_TEST(d_links_dhub_and_dpair)
+{
+	static const u32 dhubs[] = { 1, 2, 5, 8, 16 };
+	static const u32 hubs[] = { 1, 3, 8, 32 };
+	unsigned int i, j, k;
+
+	for (i = 0; i < FM_ARRAY_SIZE(dhubs); i++) {
+		for (j = 0; j < FM_ARRAY_SIZE(hubs); j++) {
+			u32 u = dhubs[i], H = hubs[j];
+			u32 sizes[] = { 2, 3, u * H / 2 + 1, u * H + 1 };
+
+			for (k = 0; k < FM_ARRAY_SIZE(sizes); k++) {
+				u32 S = sizes[k], maxd, pass;
+
+				if (S < 2 || S > 80 || S > u * H + 1)
+					continue;
+				maxd = u * H / (S - 1);
+				for (pass = 0; pass < 2; pass++) {
+					struct fm_topo_spec sp = {
+						S, H, pass ? 1 : 0, u
+					};
+					struct fm_topology t;
+					u32 *ports, a, b, c, ha, hb, hub;
+					char err[200];
+
+					CHECK_CTX(!fm_topo_init_spec(&t, &sp, err,
+								     sizeof(err)),
+						  "%ux%u,dhub=%u: %s", S, H, u,
+						  err);
+					CHECK_EQ(t.d_links_per_pair,
+						 pass ? 1 : maxd);
+					ports = calloc(t.nr_hubs, sizeof(u32));
+					for (a = 0; a < S; a++)
+						for (b = a + 1; b < S; b++)
+							for (c = 0;
+							     c < t.d_links_per_pair;
+							     c++) {
+								CHECK(!fm_d_link(&t, a, b, c,
+										 &ha, &hb));
+								ports[ha]++;
+								ports[hb]++;
+							}
+					for (hub = 0; hub < t.nr_hubs; hub++) {
+						u32 first = hub - hub % H;
+
+						CHECK_CTX(ports[hub] <= u &&
+							  ports[hub] + 1 >=
+							  ports[first] &&
+							  ports[first] + 1 >=
+							  ports[hub] &&
+							  ports[hub] ==
+							  fm_hub_d_ports(&t, hub),
+							  "%ux%u,dhub=%u pass %u hub %u: %u ports",
+							  S, H, u, pass, hub,
+							  ports[hub]);
+					}
+					free(ports);
+				}
+			}
+		}
+	}
+}
+
+/* Section VII.A's systems: d D links per hub, to d distinct supernodes. */
+FM_TEST(d_links_paper_systems)
+{
+	u32 d;
+
+	for (d = 1; d <= 16; d++) {
+		struct fm_topo_spec sp;
+		struct fm_topology t;
+		char spec[8], err[200];
+		u32 hub, p, peer, copy;
+		u8 *seen;
+
+		snprintf(spec, sizeof(spec), "d%u", d);
+		CHECK_CTX(!fm_topo_parse(spec, &sp, err, sizeof(err)) &&
+			  !fm_topo_init_spec(&t, &sp, err, sizeof(err)),
+			  "%s: %s", spec, err);
+		CHECK_EQ(t.nr_supernodes, 32 * d + 1);
+		CHECK_EQ(t.hubs_per_sn, 32);
+		CHECK_EQ(t.d_links_per_pair, 1);
+		seen = calloc(t.nr_supernodes, 1);
+		for (hub = 0; hub < t.nr_hubs; hub++) {
+			CHECK_CTX(fm_hub_d_ports(&t, hub) == d, "d=%u hub %u",
+				  d, hub);
+			memset(seen, 0, t.nr_supernodes);
+			for (p = 0; p < d; p++) {
+				CHECK(!fm_hub_d_port(&t, hub, p, &peer, &copy));
+				CHECK_CTX(!seen[peer] &&
+					  peer != fm_hub_supernode(&t, hub),
+					  "d=%u hub %u port %u -> %u", d, hub,
+					  p, peer);
+				seen[peer] = 1;
+			}
+			CHECK(fm_hub_d_port(&t, hub, d, &peer, &copy) ==
+			      (d < 16 ? -ENOENT : -EINVAL));
+		}
+		free(seen);
+	}
 }
