@@ -25,7 +25,7 @@ unit-tests: fm-unit-tests
 
 $(FM_BIN): $(FM_SOURCES) $(FM_HEADERS) $(FM_DIR)/fm.mk
 	@mkdir -p $(@D)
-	$(CC) $(FM_CFLAGS) -o $@ $(FM_SOURCES)
+	$(CC) $(FM_CFLAGS) -o $@ $(FM_SOURCES) -lm
 
 fm-unit-tests: $(FM_BIN)
 	@mkdir -p $(FM_RESULTS)

@@ -13,7 +13,7 @@
  * PERCS_ROUTE_DIRECT (hw_direct) takes a shortest usable direct route: a
  * copy that ends on both s and t (one hop), else one that ends on either
  * (two hops), else any (three); among n candidates of that length the
- * ((index of s + index of t) mod n)-th in copy order, so that the hub
+ * ((H * index of s + index of t) mod n)-th in copy order, so that the hub
  * pairs of two supernodes spread over their copies.
  *
  * Indirect routes
@@ -263,7 +263,7 @@ static int fm_add_direct(const struct fm_topology *t, struct fm_route *r,
 	fm_copies_at(t, a, b, fm_hub_index(t, s), at_s);
 	fm_copies_at(t, b, a, fm_hub_index(t, dst), at_d);
 	c = fm_pick(t, v, at_s, at_d,
-		    fm_hub_index(t, s) + fm_hub_index(t, dst));
+		    fm_hub_index(t, s) * t->hubs_per_sn + fm_hub_index(t, dst));
 	y = fm_add_exit(t, r, s, b, c);
 	if (y != dst)
 		fm_add_hop(t, r, y, dst, false, 0);
