@@ -2,7 +2,8 @@
 #
 # percs top-level build.
 #   make          module (percs.ko), libpercs (static, shared, .pc), tools, selftests
-#   make check    install dependencies, build, unit tests (ASan/UBSan), VM tests
+#   make check    install dependencies, build, unit tests (ASan/UBSan), fuzzing
+#                 (libFuzzer, 25 s a target), VM tests
 #                 on Debian's kernel and on KASAN and KCSAN debug kernels
 #                 (built once, cached in /var/cache/percs)
 #   make run      boot the default emulated system in a VM and run the demo
@@ -44,6 +45,7 @@ check: deps
 	$(MAKE) all
 	$(MAKE) lint
 	$(MAKE) unit-tests
+	$(MAKE) fm-fuzz
 	$(MAKE) vm-tests
 	$(MAKE) vm-tests-kasan
 	$(MAKE) vm-tests-kcsan

@@ -72,18 +72,18 @@ static int fm_topo_check(const struct fm_topo_spec *s, u32 *d_per_pair,
 			 char *err, size_t errlen)
 {
 	u32 dhub = s->d_per_hub ? s->d_per_hub : FM_D_PORTS_PER_HUB;
-	u32 S = s->supernodes, H = s->hubs_per_sn, max_sn, max_pair;
+	u32 nsn = s->supernodes, hubs = s->hubs_per_sn, max_sn, max_pair;
 
-	if (H < 1 || H > FM_MAX_HUBS_PER_SN) {
+	if (hubs < 1 || hubs > FM_MAX_HUBS_PER_SN) {
 		fm_snprintf(err, errlen,
 			    "hubs_per_supernode=%u: a supernode has 1..%u hubs",
-			    H, FM_MAX_HUBS_PER_SN);
+			    hubs, FM_MAX_HUBS_PER_SN);
 		return -EINVAL;
 	}
-	if (S < 1 || S > FM_MAX_SUPERNODES) {
+	if (nsn < 1 || nsn > FM_MAX_SUPERNODES) {
 		fm_snprintf(err, errlen,
 			    "supernodes=%u: the system has 1..%u supernodes",
-			    S, FM_MAX_SUPERNODES);
+			    nsn, FM_MAX_SUPERNODES);
 		return -EINVAL;
 	}
 	if (s->d_per_hub > FM_D_PORTS_PER_HUB) {
@@ -92,25 +92,25 @@ static int fm_topo_check(const struct fm_topo_spec *s, u32 *d_per_pair,
 			    FM_D_PORTS_PER_HUB);
 		return -EINVAL;
 	}
-	if (S == 1 && (s->d_per_pair || s->d_per_hub)) {
+	if (nsn == 1 && (s->d_per_pair || s->d_per_hub)) {
 		fm_snprintf(err, errlen,
 			    "%s=%u: a system of one supernode has no D links",
 			    s->d_per_pair ? "dpair" : "dhub",
 			    s->d_per_pair ? s->d_per_pair : s->d_per_hub);
 		return -EINVAL;
 	}
-	max_sn = dhub * H + 1;
-	if (S > max_sn) {
+	max_sn = dhub * hubs + 1;
+	if (nsn > max_sn) {
 		fm_snprintf(err, errlen,
 			    "supernodes=%u: at most %u with %u hubs per supernode and %u D ports per hub (every pair of supernodes needs a D link)",
-			    S, max_sn, H, dhub);
+			    nsn, max_sn, hubs, dhub);
 		return -EINVAL;
 	}
-	max_pair = S > 1 ? dhub * H / (S - 1) : 0;
+	max_pair = nsn > 1 ? dhub * hubs / (nsn - 1) : 0;
 	if (s->d_per_pair > max_pair) {
 		fm_snprintf(err, errlen,
 			    "dpair=%u: at most %u D links per pair of %u supernodes of %u hubs with %u D ports per hub",
-			    s->d_per_pair, max_pair, S, H, dhub);
+			    s->d_per_pair, max_pair, nsn, hubs, dhub);
 		return -EINVAL;
 	}
 	*d_per_pair = s->d_per_pair ? s->d_per_pair : max_pair;
