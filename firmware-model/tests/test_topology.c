@@ -412,6 +412,41 @@ FM_TEST(link_and_route_class_names)
 	CHECK_EQ(fm_link_class_bw(FM_LINK_NR_CLASSES), 0);
 }
 
+/* One system with dhub=@u (and dpair=1 when @one): the D-link invariants. */
+static void check_dhub(u32 S, u32 H, u32 u, bool one)
+{
+	struct fm_topo_spec sp = { S, H, one ? 1 : 0, u };
+	u32 *ports, a, b, c, ha, hb, hub;
+	struct fm_topology t;
+	char err[200];
+
+	if (fm_topo_init_spec(&t, &sp, err, sizeof(err))) {
+		FM_T_FAILF("%ux%u,dhub=%u: %s", S, H, u, err);
+		return;
+	}
+	CHECK_EQ(t.d_links_per_pair, one ? 1 : u * H / (S - 1));
+	ports = calloc(t.nr_hubs, sizeof(u32));
+	for (a = 0; a < S; a++) {
+		for (b = a + 1; b < S; b++) {
+			for (c = 0; c < t.d_links_per_pair; c++) {
+				CHECK(!fm_d_link(&t, a, b, c, &ha, &hb));
+				ports[ha]++;
+				ports[hb]++;
+			}
+		}
+	}
+	for (hub = 0; hub < t.nr_hubs; hub++) {
+		u32 first = hub - hub % H;
+
+		CHECK_CTX(ports[hub] <= u && ports[hub] + 1 >= ports[first] &&
+			  ports[first] + 1 >= ports[hub] &&
+			  ports[hub] == fm_hub_d_ports(&t, hub),
+			  "%ux%u,dhub=%u%s hub %u: %u ports", S, H, u,
+			  one ? ",dpair=1" : "", hub, ports[hub]);
+	}
+	free(ports);
+}
+
 /*
  * Limited D ports (dhub=) and fewer links per pair (dpair=): every pair
  * joined by exactly d links, no hub above its limit, hubs of a supernode
@@ -429,52 +464,11 @@ FM_TEST(d_links_dhub_and_dpair)
 			u32 sizes[] = { 2, 3, u * H / 2 + 1, u * H + 1 };
 
 			for (k = 0; k < FM_ARRAY_SIZE(sizes); k++) {
-				u32 S = sizes[k], maxd, pass;
-
-				if (S < 2 || S > 80 || S > u * H + 1)
+				if (sizes[k] < 2 || sizes[k] > 80 ||
+				    sizes[k] > u * H + 1)
 					continue;
-				maxd = u * H / (S - 1);
-				for (pass = 0; pass < 2; pass++) {
-					struct fm_topo_spec sp = {
-						S, H, pass ? 1 : 0, u
-					};
-					struct fm_topology t;
-					u32 *ports, a, b, c, ha, hb, hub;
-					char err[200];
-
-					CHECK_CTX(!fm_topo_init_spec(&t, &sp, err,
-								     sizeof(err)),
-						  "%ux%u,dhub=%u: %s", S, H, u,
-						  err);
-					CHECK_EQ(t.d_links_per_pair,
-						 pass ? 1 : maxd);
-					ports = calloc(t.nr_hubs, sizeof(u32));
-					for (a = 0; a < S; a++)
-						for (b = a + 1; b < S; b++)
-							for (c = 0;
-							     c < t.d_links_per_pair;
-							     c++) {
-								CHECK(!fm_d_link(&t, a, b, c,
-										 &ha, &hb));
-								ports[ha]++;
-								ports[hb]++;
-							}
-					for (hub = 0; hub < t.nr_hubs; hub++) {
-						u32 first = hub - hub % H;
-
-						CHECK_CTX(ports[hub] <= u &&
-							  ports[hub] + 1 >=
-							  ports[first] &&
-							  ports[first] + 1 >=
-							  ports[hub] &&
-							  ports[hub] ==
-							  fm_hub_d_ports(&t, hub),
-							  "%ux%u,dhub=%u pass %u hub %u: %u ports",
-							  S, H, u, pass, hub,
-							  ports[hub]);
-					}
-					free(ports);
-				}
+				check_dhub(sizes[k], H, u, false);
+				check_dhub(sizes[k], H, u, true);
 			}
 		}
 	}

@@ -11,8 +11,10 @@
 
 #include "topology.h"
 
-/* Injection bandwidth of a compute node, per direction (section VII.A:
- * 4 x 24 GiB/s between the hub and the POWER7 chips). */
+/*
+ * Injection bandwidth of a compute node, per direction (section VII.A:
+ * 4 x 24 GiB/s between the hub and the POWER7 chips).
+ */
 #define TOPO_INJECTION_BW	96.0
 
 /* Exit statuses: bad input (flags, specs, pattern files) and failures. */
