@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # firmware-model: the hardware's logic in freestanding C.  The kernel module
-# compiles packet.c and topology.c through Kbuild; this fragment builds the
-# same sources into a userspace unit-test program under ASan/UBSan.
+# compiles its .c files through Kbuild; this fragment builds the same
+# sources into a userspace unit-test program under ASan/UBSan (fuzz.mk
+# into libFuzzer targets, tools/topo/topo.mk into percs-topo).
 #
 #   make fm-unit-tests   build $(BUILD)/fm/fm-tests, run it, write
 #                        $(BUILD)/results/fm.tap and fm.expected
