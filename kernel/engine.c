@@ -21,10 +21,6 @@
  * @blocked_on: that target's global window id
  * @bad_index: the doorbell held an invalid trigger
  * @more: the budget ran out with packets left
- * @target: the target whose receive FIFO is open (locked), or NULL; the
- *	pass holds rcu_read_lock() while it is set
- * @target_addr: its address
- * @run: packets delivered to @target since it was opened
  */
 struct percs_pass {
 	int moved;
@@ -32,60 +28,7 @@ struct percs_pass {
 	u32 blocked_on;
 	bool bad_index;
 	bool more;
-	struct percs_window *target;
-	struct percs_addr target_addr;
-	unsigned int run;
 };
-
-/* End the current run of deliveries, if any. */
-static void percs_engine_close_target(struct percs_pass *p)
-{
-	if (!p->target)
-		return;
-	percs_fifo_close(p->target);
-	p->target = NULL;
-	rcu_read_unlock();
-}
-
-static bool percs_addr_equal(const struct percs_addr *a,
-			     const struct percs_addr *b)
-{
-	return a->hub == b->hub && a->hfi == b->hfi && a->window == b->window;
-}
-
-/*
- * Find, check and open the target of @h, or go on with the open one when
- * the packet goes there too.  Return: 0 with p->target open, or the send
- * error.
- */
-static int percs_engine_open_target(struct percs_window *w,
-				    const struct percs_pkt_hdr *h,
-				    struct percs_pass *p)
-{
-	struct percs_window *t;
-	int ret;
-
-	if (p->target) {
-		if (percs_addr_equal(&p->target_addr, &h->dst) &&
-		    p->run < PERCS_ENGINE_RUN_MAX)
-			return 0;
-		percs_engine_close_target(p);
-	}
-	rcu_read_lock();
-	t = percs_window_lookup_rcu(w->hfi->pd, &h->dst, &ret);
-	if (t)
-		ret = percs_window_may_send_to(w, t);
-	if (!ret)
-		ret = percs_fifo_open(t);
-	if (ret) {
-		rcu_read_unlock();
-		return ret;
-	}
-	p->target = t;
-	p->target_addr = h->dst;
-	p->run = 0;
-	return 0;
-}
 
 /* Route and deliver one validated packet; stamps src and job key. */
 static int percs_engine_send_one(struct percs_window *w,
@@ -93,7 +36,6 @@ static int percs_engine_send_one(struct percs_window *w,
 				 struct percs_pass *p)
 {
 	struct percs_dev *pd = w->hfi->pd;
-	unsigned int overtakers;
 	struct percs_window *t;
 	struct fm_route route;
 	int ret;
@@ -118,24 +60,21 @@ static int percs_engine_send_one(struct percs_window *w,
 	h->src.window = w->index;
 	h->job_key = w->job_key;
 
-	ret = percs_engine_open_target(w, h, p);
-	if (ret)
-		return ret;
-	t = p->target;
-	overtakers = percs_flight_should_hold(pd);
-	if (!overtakers || percs_flight_hold(t, h, payload, overtakers)) {
-		ret = percs_fifo_put(t, h, payload);
+	rcu_read_lock();
+	t = percs_window_lookup_rcu(pd, &h->dst, &ret);
+	if (t)
+		ret = percs_window_may_send_to(w, t);
+	if (!ret) {
+		ret = percs_fifo_deliver(t, h, payload);
 		if (ret == -EAGAIN) {
 			p->blocked = true;
 			p->blocked_on = percs_window_gid(t);
-			return ret;
 		}
-		if (unlikely(t->nr_flight))
-			percs_flight_release(t, 0);
 	}
-	p->run++;
-	this_cpu_inc(w->hfi->stats->packets[w->route.route_class]);
-	return 0;
+	rcu_read_unlock();
+	if (!ret)
+		this_cpu_inc(w->hfi->stats->packets[w->route.route_class]);
+	return ret;
 }
 
 /* Complete one packet: count it and post a CQE when asked or on error. */
@@ -300,7 +239,6 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 		percs_engine_run_imm(w, &p);
 	if ((kick_flags & PERCS_KICK_F_SEND) && !p.blocked)
 		percs_engine_run_fifo(w, &p);
-	percs_engine_close_target(&p);
 	percs_engine_update_blocked(w, &p);
 	/*
 	 * Send space was freed: wake poll(POLLOUT) waiters.  poll(2) reads

@@ -46,32 +46,10 @@ static void percs_fifo_write_pad(struct percs_window *t, u32 units)
 }
 
 /**
- * percs_fifo_open() - lock a target's receive FIFO for a run of deliveries
- * @t: target window, found under rcu_read_lock() which the caller holds
- *	until percs_fifo_close()
- *
- * The engine keeps one target open while consecutive packets go to it, so
- * a stream pays for the lock and the lookup once per run, not per packet.
- *
- * Return: 0 with @t->recv_lock held, or -ECONNREFUSED (not locked) when
- * the target is being released.
+ * percs_fifo_unlock() - release a receive FIFO and wake its readers
+ * @t: target window, recv_lock held
  */
-int percs_fifo_open(struct percs_window *t)
-	__cond_acquires(&t->recv_lock)
-{
-	spin_lock(&t->recv_lock);
-	if (t->recv_dead) {
-		spin_unlock(&t->recv_lock);
-		return -ECONNREFUSED;
-	}
-	return 0;
-}
-
-/**
- * percs_fifo_close() - end a run of deliveries and wake the receiver
- * @t: target opened by percs_fifo_open()
- */
-void percs_fifo_close(struct percs_window *t)
+void percs_fifo_unlock(struct percs_window *t)
 	__releases(&t->recv_lock)
 {
 	/*
@@ -86,15 +64,14 @@ void percs_fifo_close(struct percs_window *t)
 }
 
 /**
- * percs_fifo_put() - write one packet into an open receive FIFO
- * @t: target opened by percs_fifo_open()
+ * percs_fifo_put() - write one packet into a receive FIFO
+ * @t: target window, recv_lock held, not dead
  * @h: validated header, with src and job_key already stamped
  * @payload: h->length bytes
  *
- * The packet is published at once (the receiver may consume it while the
- * run goes on).  A packet that does not fit is not written: the caller
- * keeps it in the sender's FIFO and retries later (backpressure, never a
- * silent drop).
+ * A packet that does not fit is not written: the caller keeps it (in the
+ * sender's FIFO, or held in flight) and retries later (backpressure, never
+ * a silent drop).
  *
  * Return: 0, or -EAGAIN when the FIFO is full.
  */
@@ -131,4 +108,37 @@ int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
 	/* Publish: the packet bytes before the index. */
 	smp_store_release(&t->st->recv_tail, t->recv_tail);
 	return 0;
+}
+
+/**
+ * percs_fifo_deliver() - hand one packet to the network for a target
+ * @t: target window, found under rcu_read_lock() which the caller holds
+ * @h: validated header, with src and job_key already stamped
+ * @payload: h->length bytes
+ *
+ * The packet is written into @t's receive FIFO, or held in flight when the
+ * network delays it (flight.c); a packet written may let held ones through.
+ *
+ * Return: 0, -EAGAIN when the FIFO is full (nothing written: the caller
+ * keeps the packet), -ECONNREFUSED when the target is being released.
+ */
+int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
+		       const void *payload)
+{
+	unsigned int overtakers = percs_flight_should_hold(t->hfi->pd);
+	int ret;
+
+	spin_lock(&t->recv_lock);
+	if (t->recv_dead) {
+		ret = -ECONNREFUSED;
+	} else if (overtakers &&
+		   !percs_flight_hold(t, h, payload, overtakers)) {
+		ret = 0;
+	} else {
+		ret = percs_fifo_put(t, h, payload);
+		if (!ret && unlikely(t->nr_flight))
+			percs_flight_release(t, 0);
+	}
+	percs_fifo_unlock(t);
+	return ret;
 }

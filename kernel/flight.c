@@ -70,7 +70,7 @@ static void percs_flight_arm(struct percs_dev *pd)
 
 /**
  * percs_flight_hold() - hold a packet in the network
- * @t: target window, opened by percs_fifo_open()
+ * @t: target window, recv_lock held, not dead
  * @h: validated header, with src and job_key already stamped
  * @payload: h->length bytes
  * @overtakers: later packets to @t that are written before it, >= 1
@@ -146,10 +146,10 @@ void percs_flight_release(struct percs_window *t, u64 now)
  */
 void percs_flight_kick(struct percs_window *t)
 {
-	if (percs_fifo_open(t))
-		return;
-	percs_flight_release(t, ktime_get_ns());
-	percs_fifo_close(t);
+	spin_lock(&t->recv_lock);
+	if (!t->recv_dead)
+		percs_flight_release(t, ktime_get_ns());
+	percs_fifo_unlock(t);
 }
 
 /**

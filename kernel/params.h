@@ -22,12 +22,6 @@
 #define PERCS_ENGINE_BUDGET	256
 
 /*
- * Consecutive packets to one target the engine delivers under one hold of
- * its receive lock: bounds what other senders to that target wait.
- */
-#define PERCS_ENGINE_RUN_MAX	16
-
-/*
  * The network stage (flight.c): packets held per target at most, and the
  * reorder knobs' defaults and limits.
  */

@@ -126,6 +126,8 @@ struct percs_flight {
  * @live_mappings: VMAs mapping a window region
  * @debugfs: debugfs directory
  * @clock: the global clock (clock.c)
+ * @flight: the network stage, packets held in flight (flight.c)
+ * @knobs: the debugfs fault knobs' files (debugfs.c)
  */
 struct percs_dev {
 	struct fm_topology topo;
@@ -339,10 +341,11 @@ void percs_clock_exit(struct percs_dev *pd);
 void *percs_clock_page(struct percs_dev *pd);
 
 /* fifo.c: the receive side */
-int percs_fifo_open(struct percs_window *t);
-void percs_fifo_close(struct percs_window *t);
+void percs_fifo_unlock(struct percs_window *t) __releases(&t->recv_lock);
 int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
 		   const void *payload);
+int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
+		       const void *payload);
 
 /* flight.c: the network between the HFIs */
 unsigned int percs_flight_should_hold(struct percs_dev *pd);

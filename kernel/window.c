@@ -333,7 +333,7 @@ static long percs_window_ioctl(struct file *file, unsigned int cmd,
 /*
  * The indices are read under the locks their producers hold, so a waiter
  * queued by poll_wait() is either seen by the producer's waitqueue check
- * or sees the new index (see percs_fifo_close()).
+ * or sees the new index (see percs_fifo_unlock()).
  */
 static __poll_t percs_window_poll(struct file *file, poll_table *wait)
 {
