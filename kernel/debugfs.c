@@ -32,6 +32,9 @@ static int percs_live_show(struct seq_file *m, void *unused)
 	seq_printf(m, "windows %d\n", atomic_read(&pd->live_windows));
 	seq_printf(m, "windows_reserved %u\n", in_use);
 	seq_printf(m, "mappings %d\n", atomic_read(&pd->live_mappings));
+	seq_printf(m, "registrations %d\n", atomic_read(&pd->live_mrs));
+	seq_printf(m, "pinned_pages %ld\n",
+		   atomic_long_read(&pd->live_pinned_pages));
 	seq_printf(m, "blocked_senders %u\n", blocked);
 	seq_printf(m, "job_keys %u\n", percs_jobkey_count(pd));
 	seq_printf(m, "packets_in_flight %d\n", atomic_read(&pd->flight.live));

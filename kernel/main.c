@@ -61,15 +61,20 @@ static int __init percs_init(void)
 	ret = percs_clock_init(percs);
 	if (ret)
 		goto out_debugfs;
-	ret = percs_hfi_init_all(percs);
+	ret = percs_nmmu_init(percs);
 	if (ret)
 		goto out_clock;
+	ret = percs_hfi_init_all(percs);
+	if (ret)
+		goto out_nmmu;
 
 	pr_info("%u supernodes x %u hubs, %u HFIs, %u windows each\n",
 		percs->topo.nr_supernodes, percs->topo.hubs_per_sn,
 		percs->nr_hfis, percs->windows_per_hfi);
 	return 0;
 
+out_nmmu:
+	percs_nmmu_exit(percs);
 out_clock:
 	percs_clock_exit(percs);
 out_debugfs:
@@ -85,6 +90,8 @@ static void __exit percs_exit(void)
 	percs_hfi_exit_all(percs);
 	percs_flight_exit(percs);
 	percs_clock_exit(percs);
+	/* After the windows: a last transfer may have deferred a release. */
+	percs_nmmu_exit(percs);
 	percs_debugfs_exit(percs);
 	percs_jobkey_destroy(percs);
 	WARN_ON(atomic_read(&percs->live_windows));

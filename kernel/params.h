@@ -37,4 +37,17 @@
 /* mmap keys: region r is at offset (r + 1) << PERCS_MMAP_KEY_SHIFT. */
 #define PERCS_MMAP_KEY_SHIFT	28
 
+/*
+ * Memory registrations (nmmu.c).  A handle is (generation << 16) | slot:
+ * slots 1..PERCS_MR_MAX_PER_WINDOW index the window's xarray, the
+ * generation (a per-window count of registrations) makes a stale handle
+ * miss.  The largest registration is PERCS_MR_MAX_LENGTH (uapi).
+ */
+#define PERCS_MR_MAX_PER_WINDOW	8192	/* registrations one window holds */
+#define PERCS_MR_SLOT_BITS	16
+#define PERCS_MR_SLOT_MASK	((1U << PERCS_MR_SLOT_BITS) - 1)
+
+/* Pages pinned per pin_user_pages_fast() call before a resched check. */
+#define PERCS_MR_PIN_BATCH	512
+
 #endif /* _PERCS_PARAMS_H */

@@ -13,6 +13,8 @@
  *   t->recv_lock (spin)    the receive FIFO of a target window and the
  *                          packets held in flight for it
  *   pd->blocked_lock (spin) the list of windows waiting for credits
+ *   w->mrs's xa_lock (spin) the window's registrations (nmmu.c); lookups
+ *                          take none: RCU and the registration's refcount
  * A window's mapped regions are touched only under send_lock (send side)
  * or recv_lock (receive side) after checking w->dead, so release can free
  * them once it has set dead under both locks; the struct itself is freed
@@ -43,6 +45,7 @@
 
 struct percs_dev;
 struct percs_window;
+struct percs_mr;
 struct percs_clock_ctl;
 struct percs_knob_file;
 
@@ -124,6 +127,9 @@ struct percs_flight {
  * @jobkey_lock: protects @jobkeys
  * @live_windows: windows allocated and not yet freed
  * @live_mappings: VMAs mapping a window region
+ * @live_mrs: memory registrations not yet released (nmmu.c)
+ * @live_pinned_pages: pages they hold pinned
+ * @nmmu_wq: releases registrations whose last user was in atomic context
  * @debugfs: debugfs directory
  * @clock: the global clock (clock.c)
  * @flight: the network stage, packets held in flight (flight.c)
@@ -143,6 +149,9 @@ struct percs_dev {
 	struct mutex jobkey_lock;
 	atomic_t live_windows;
 	atomic_t live_mappings;
+	atomic_t live_mrs;
+	atomic_long_t live_pinned_pages;
+	struct workqueue_struct *nmmu_wq;
 	struct dentry *debugfs;
 	struct percs_clock_ctl *clock;
 	struct percs_flight flight;
@@ -206,6 +215,9 @@ struct percs_route_cache {
  * @retry_gen: the last retry that took this window (under blocked_lock)
  * @poll_node: entry in hfi->poll_list
  * @wq: poll(2) waiters
+ * @mrs: memory registrations by handle slot (nmmu.c); each entry holds a
+ *	reference to its &struct percs_mr
+ * @mr_gen: registrations made, the generation part of new handles
  * @rcu: frees the struct after readers are gone
  */
 struct percs_window {
@@ -246,6 +258,8 @@ struct percs_window {
 	u64 retry_gen;
 	struct list_head poll_node;
 	wait_queue_head_t wq;
+	struct xarray mrs;
+	atomic_t mr_gen;
 	struct rcu_head rcu;
 };
 
@@ -377,6 +391,24 @@ int percs_jobkey_get(struct percs_dev *pd, u32 key);
 void percs_jobkey_put(struct percs_dev *pd, u32 key);
 void percs_jobkey_destroy(struct percs_dev *pd);
 unsigned int percs_jobkey_count(struct percs_dev *pd);
+
+/* nmmu.c: memory registration and translation */
+int percs_nmmu_init(struct percs_dev *pd);
+void percs_nmmu_exit(struct percs_dev *pd);
+void percs_mr_window_init(struct percs_window *w);
+void percs_mr_window_fini(struct percs_window *w);
+int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
+		      struct percs_mr_register __user *ureq, u32 usize);
+int percs_mr_deregister(struct percs_window *w,
+			const struct percs_mr_deregister *req);
+struct percs_mr *percs_mr_get(struct percs_window *w, u32 handle, u64 addr,
+			      u64 len, u32 access);
+void percs_mr_put(struct percs_mr *mr);
+int percs_mr_copy_to(struct percs_mr *mr, u64 addr, const void *src,
+		     size_t len);
+int percs_mr_copy_from(struct percs_mr *mr, u64 addr, void *dst, size_t len);
+u64 *percs_mr_map_word(struct percs_mr *mr, u64 addr);
+void percs_mr_unmap_word(u64 *word);
 
 /* debugfs.c */
 void percs_debugfs_init(struct percs_dev *pd);

@@ -212,6 +212,7 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	INIT_LIST_HEAD(&w->poll_node);
 	INIT_LIST_HEAD(&w->flight);
 	init_waitqueue_head(&w->wq);
+	percs_mr_window_init(w);
 
 	ret = percs_window_alloc_regions(w, req);
 	if (ret)
@@ -303,18 +304,45 @@ static int percs_window_release(struct inode *inode, struct file *file)
 	spin_unlock(&w->recv_lock);
 	percs_flight_discard(w);
 	percs_engine_unblock(w);
+	/* Unpin what the window registered (transfers in flight keep theirs). */
+	percs_mr_window_fini(w);
 
 	percs_window_destroy(w);
 	return 0;
 }
 
-static long percs_window_ioctl(struct file *file, unsigned int cmd,
-			       unsigned long arg)
-{
-	struct percs_window *w = file->private_data;
+/*
+ * Window ioctls go through one table, as the HFI's do (hfi.c): commands
+ * with a struct argument get it copied in with copy_struct_from_user()
+ * and answer up to the caller's size; commands whose argument is a value
+ * (PERCS_IOC_KICK, the hot path) get it as is, with nothing copied.
+ * Numbers start at that of PERCS_IOC_KICK.
+ */
+#define PERCS_WINDOW_IOC_FIRST	_IOC_NR(PERCS_IOC_KICK)
 
-	if (cmd != PERCS_IOC_KICK)
-		return -ENOTTY;
+union percs_wcmd_buf {
+	struct percs_mr_register mr_register;
+	struct percs_mr_deregister mr_deregister;
+};
+
+/**
+ * struct percs_wcmd - one window ioctl call being served
+ * @arg: the argument as passed (the value, or the user pointer)
+ * @ubuf: the caller's struct (struct commands)
+ * @user_size: its size as the caller gave it
+ * @cmd: the kernel copy (struct commands)
+ */
+struct percs_wcmd {
+	unsigned long arg;
+	void __user *ubuf;
+	u32 user_size;
+	void *cmd;
+};
+
+static long percs_ioctl_kick(struct percs_window *w, struct percs_wcmd *wc)
+{
+	unsigned long arg = wc->arg;
+
 	if (arg & ~(unsigned long)PERCS_KICK_F_ALL)
 		return -EINVAL;
 	if (!arg)
@@ -328,6 +356,78 @@ static long percs_window_ioctl(struct file *file, unsigned int cmd,
 	if (!(arg & (PERCS_KICK_F_SEND | PERCS_KICK_F_IMM)))
 		return 0;
 	return percs_engine_kick(w, arg);
+}
+
+static long percs_ioctl_mr_register(struct percs_window *w,
+				    struct percs_wcmd *wc)
+{
+	return percs_mr_register(w, wc->cmd, wc->ubuf, wc->user_size);
+}
+
+static long percs_ioctl_mr_deregister(struct percs_window *w,
+				      struct percs_wcmd *wc)
+{
+	return percs_mr_deregister(w, wc->cmd);
+}
+
+struct percs_window_op {
+	unsigned int cmd;
+	unsigned int size;		/* 0: the argument is a value */
+	unsigned int min_size;
+	long (*execute)(struct percs_window *w, struct percs_wcmd *wc);
+};
+
+#define PERCS_WINDOW_OP(_ioctl, _fn, _struct, _last)			\
+	[_IOC_NR(_ioctl) - PERCS_WINDOW_IOC_FIRST] = {			\
+		.cmd = _ioctl,						\
+		.size = sizeof(_struct),				\
+		.min_size = offsetofend(_struct, _last),		\
+		.execute = _fn,						\
+	}
+
+#define PERCS_WINDOW_OP_VALUE(_ioctl, _fn)				\
+	[_IOC_NR(_ioctl) - PERCS_WINDOW_IOC_FIRST] = {			\
+		.cmd = _ioctl,						\
+		.execute = _fn,						\
+	}
+
+static const struct percs_window_op percs_window_ops[] = {
+	PERCS_WINDOW_OP_VALUE(PERCS_IOC_KICK, percs_ioctl_kick),
+	PERCS_WINDOW_OP(PERCS_IOC_MR_REGISTER, percs_ioctl_mr_register,
+			struct percs_mr_register, length),
+	PERCS_WINDOW_OP(PERCS_IOC_MR_DEREGISTER, percs_ioctl_mr_deregister,
+			struct percs_mr_deregister, reserved),
+};
+
+static long percs_window_ioctl(struct file *file, unsigned int cmd,
+			       unsigned long arg)
+{
+	struct percs_window *w = file->private_data;
+	const struct percs_window_op *op;
+	struct percs_wcmd wc = { .arg = arg };
+	union percs_wcmd_buf buf;
+	unsigned int nr = _IOC_NR(cmd);
+	int ret;
+
+	if (nr < PERCS_WINDOW_IOC_FIRST ||
+	    nr - PERCS_WINDOW_IOC_FIRST >= ARRAY_SIZE(percs_window_ops))
+		return -ENOTTY;
+	op = &percs_window_ops[nr - PERCS_WINDOW_IOC_FIRST];
+	if (op->cmd != cmd || !op->execute)
+		return -ENOTTY;
+	if (!op->size)
+		return op->execute(w, &wc);
+
+	wc.ubuf = (void __user *)arg;
+	if (get_user(wc.user_size, (u32 __user *)wc.ubuf))
+		return -EFAULT;
+	if (wc.user_size < op->min_size)
+		return -EINVAL;
+	ret = copy_struct_from_user(&buf, op->size, wc.ubuf, wc.user_size);
+	if (ret)
+		return ret;
+	wc.cmd = &buf;
+	return op->execute(w, &wc);
 }
 
 /*

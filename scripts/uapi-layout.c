@@ -41,6 +41,13 @@ OFF(percs_clock, mono_offset, 40);
 OFF(percs_clock, updates, 48);
 OFF(percs_clock, reserved, 56);
 OFF(percs_window_query, packets_sent, 40);
+SIZE(percs_mr_register, 32);
+OFF(percs_mr_register, access, 8);
+OFF(percs_mr_register, handle, 12);
+OFF(percs_mr_register, addr, 16);
+OFF(percs_mr_register, length, 24);
+SIZE(percs_mr_deregister, 16);
+OFF(percs_mr_deregister, handle, 8);
 
 /* An immediate send is one flit; a packet is at most 16. */
 _Static_assert(PERCS_IMM_PAYLOAD + PERCS_PKT_HDR_SIZE == PERCS_FLIT_SIZE,

@@ -246,13 +246,15 @@ TEST_F(hfi, unknown_ioctl_enotty)
 	static const unsigned long hfi_bad[] = {
 		_IO(PERCS_IOCTL_TYPE, 0x03), _IO(PERCS_IOCTL_TYPE, 0x0f),
 		_IO(PERCS_IOCTL_TYPE, 0xff), PERCS_IOC_KICK,
+		PERCS_IOC_MR_REGISTER, PERCS_IOC_MR_DEREGISTER,
 		_IOWR(PERCS_IOCTL_TYPE, 0x00, struct percs_hfi_info),
 		_IOR(PERCS_IOCTL_TYPE, 0x01, struct percs_window_reserve),
 		_IO('T', 0x00), _IO('T', 0x01), 0,
 	};
 	static const unsigned long win_bad[] = {
 		PERCS_IOC_HFI_INFO, PERCS_IOC_WINDOW_RESERVE,
-		PERCS_IOC_WINDOW_QUERY, _IO(PERCS_IOCTL_TYPE, 0x11),
+		PERCS_IOC_WINDOW_QUERY, _IO(PERCS_IOCTL_TYPE, 0x7f),
+		_IOWR(PERCS_IOCTL_TYPE, 0x11, struct percs_mr_register),
 		_IOW(PERCS_IOCTL_TYPE, 0x10, __u32), _IO('T', 0x10), 0,
 	};
 	struct percs_hfi_info info = { .size = sizeof(info) };

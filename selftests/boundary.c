@@ -720,8 +720,18 @@ TEST_F(bnd, unknown_ioctls_enotty)
 					TH_LOG("HFI fd cmd %#lx: want %s got %s",
 					       cmd, errname(want),
 					       errname(got));
-				/* window fd: only KICK (arg 0 = all) */
-				want = cmd == PERCS_IOC_KICK ? 0 : -ENOTTY;
+				/*
+				 * window fd: KICK (arg 0 = all); the
+				 * registration commands see the zeroed
+				 * arena (size 56): length 0, handle 0
+				 */
+				want = -ENOTTY;
+				if (cmd == PERCS_IOC_KICK)
+					want = 0;
+				else if (cmd == PERCS_IOC_MR_REGISTER)
+					want = -EINVAL;
+				else if (cmd == PERCS_IOC_MR_DEREGISTER)
+					want = -ENOENT;
 				got = sys_ioctl(self->busy_fd, cmd,
 						cmd == PERCS_IOC_KICK ? 0 :
 						(unsigned long)self->arena);

@@ -914,10 +914,12 @@ static void op_bad_ioctl(struct fz_thread *t)
 			   win ? 0x10 : rnd(t, 3), 1 + rnd(t, 300));
 		break;
 	case 2:
+		/* numbers of neither kind of fd (0x10.. are the window's) */
 		cmd = _IOC(rnd(t, 4), PERCS_IOCTL_TYPE, 3 + rnd(t, 253),
 			   rnd(t, 512));
-		if (_IOC_NR(cmd) == 0x10)
-			cmd += 1 << _IOC_NRSHIFT;
+		if (_IOC_NR(cmd) >= _IOC_NR(PERCS_IOC_KICK) &&
+		    _IOC_NR(cmd) <= _IOC_NR(PERCS_IOC_MR_DEREGISTER))
+			cmd += 3 << _IOC_NRSHIFT;
 		break;
 	default:
 		/* another driver's type (not ones the VFS answers) */

@@ -540,4 +540,76 @@ struct percs_window_query {
 				 PERCS_KICK_F_CREDIT)
 #define PERCS_IOC_KICK		_IO(PERCS_IOCTL_TYPE, 0x10)
 
+/*
+ * Memory registration (the NMMU).  A window registers a range of its
+ * process's address space; RDMA and atomic packets name it by the window
+ * and the handle, plus an effective address inside the range, as on the
+ * hub.  The pages are pinned for as long as the registration exists and
+ * count against RLIMIT_MEMLOCK.  Documentation/uapi.rst gives every errno.
+ */
+
+/* percs_mr_register.access: what the registration allows */
+#define PERCS_ACCESS_LOCAL_WRITE (1U << 0) /* its window's RDMA reads land in it */
+#define PERCS_ACCESS_REMOTE_READ (1U << 1) /* other windows read it */
+#define PERCS_ACCESS_REMOTE_WRITE (1U << 2) /* other windows write it */
+#define PERCS_ACCESS_REMOTE_ATOMIC (1U << 3) /* target of atomic updates */
+#define PERCS_ACCESS_ALL	(PERCS_ACCESS_LOCAL_WRITE |		\
+				 PERCS_ACCESS_REMOTE_READ |		\
+				 PERCS_ACCESS_REMOTE_WRITE |		\
+				 PERCS_ACCESS_REMOTE_ATOMIC)
+
+/* The largest registration, in bytes. */
+#define PERCS_MR_MAX_LENGTH	((__u64)1 << 30)
+
+/**
+ * struct percs_mr_register - PERCS_IOC_MR_REGISTER on a window fd
+ * @size: sizeof(struct percs_mr_register)
+ * @flags: must be zero
+ * @access: PERCS_ACCESS_*; 0 registers the range as a local source only
+ *	(the initiator side of an RDMA write)
+ * @handle: must be zero; out: the registration's handle, non-zero.  The
+ *	window's next 65535 registrations get other handles, so a stale
+ *	handle finds nothing (ENOENT) rather than someone else's memory
+ * @addr: first byte of the range in the caller's address space; any
+ *	alignment (the pages covering the range are pinned)
+ * @length: bytes, 1 .. %PERCS_MR_MAX_LENGTH
+ *
+ * Pins the pages covering [@addr, @addr + @length) (for writing when
+ * @access has a write right: LOCAL_WRITE, REMOTE_WRITE or REMOTE_ATOMIC)
+ * and charges them to the caller's RLIMIT_MEMLOCK, unless it has
+ * CAP_IPC_LOCK.  The registration belongs to the window: it lasts until
+ * PERCS_IOC_MR_DEREGISTER or the window's release, whichever comes first,
+ * whoever holds the window fd; unmapping the range does not end it (the
+ * pages stay pinned, and what the HFI reads or writes there is no longer
+ * what the process sees at that address).
+ */
+struct percs_mr_register {
+	__u32 size;
+	__u32 flags;
+	__u32 access;
+	__u32 handle;
+	__u64 addr;
+	__u64 length;
+};
+#define PERCS_IOC_MR_REGISTER	_IO(PERCS_IOCTL_TYPE, 0x11)
+
+/**
+ * struct percs_mr_deregister - PERCS_IOC_MR_DEREGISTER on a window fd
+ * @size: sizeof(struct percs_mr_deregister)
+ * @flags: must be zero
+ * @handle: a handle PERCS_IOC_MR_REGISTER returned on this window
+ * @reserved: must be zero
+ *
+ * Removes the handle at once: no packet can name it from then on.  The
+ * pages are unpinned and uncharged as soon as no transfer in flight uses
+ * them any more.
+ */
+struct percs_mr_deregister {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 reserved;
+};
+#define PERCS_IOC_MR_DEREGISTER	_IO(PERCS_IOCTL_TYPE, 0x12)
+
 #endif /* _UAPI_LINUX_PERCS_H */

@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs: the NMMU - memory registration and effective address translation.
+ *
+ * A window registers a range of its process's address space
+ * (PERCS_IOC_MR_REGISTER): the pages covering it are pinned long-term and
+ * charged to RLIMIT_MEMLOCK on mm->pinned_vm, as
+ * drivers/infiniband/core/umem.c does, and the registration goes into the
+ * window's xarray under a handle.  RDMA and atomic packets name a window,
+ * a handle and an effective address; percs_mr_get() translates that into
+ * a referenced registration, and the copy and word helpers reach the
+ * bytes through kmap_local_page().
+ *
+ * Lifetime: the window's xarray holds one reference, every user in flight
+ * one more.  Deregistration and the window's release remove the entry and
+ * drop the table's reference.  The pages are unpinned and uncharged when
+ * the last reference goes: at once when that is the table's (process
+ * context), from a work item when a user drops it (it may hold spinlocks).
+ * The struct is freed after an RCU grace period: lookups find it under
+ * rcu_read_lock() and take their reference with refcount_inc_not_zero().
+ *
+ * A handle is (generation << PERCS_MR_SLOT_BITS) | slot.  The slot indexes
+ * the xarray (slots are reused, so the table stays small); the generation
+ * counts the window's registrations, so a deregistered handle finds
+ * nothing until 65536 more registrations were made in the window.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/err.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/refcount.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include "percs.h"
+
+/* Rights that make the HFI write the pages: pin them for writing. */
+#define PERCS_ACCESS_WRITES	(PERCS_ACCESS_LOCAL_WRITE |		\
+				 PERCS_ACCESS_REMOTE_WRITE |		\
+				 PERCS_ACCESS_REMOTE_ATOMIC)
+
+/**
+ * struct percs_mr - one memory registration
+ * @ref: references: one for the window's table, one per user in flight
+ * @handle: the name user space and packets use
+ * @access: PERCS_ACCESS_* granted
+ * @addr: first registered byte (effective address)
+ * @length: registered bytes
+ * @npages: pages covering [@addr, @addr + @length)
+ * @pages: those pages, pinned, in address order
+ * @mm: the address space they were pinned from and charged to (held with
+ *	mmgrab(): the struct, not the address space)
+ * @pd: the system (live counters, release work)
+ * @work: the release, when the last reference went in a user's hands
+ * @rcu: the struct is freed after lookups under RCU are done with it
+ *
+ * Everything but @ref is fixed before the registration is published.
+ */
+struct percs_mr {
+	refcount_t ref;
+	u32 handle;
+	u32 access;
+	u64 addr;
+	u64 length;
+	unsigned long npages;
+	struct page **pages;
+	struct mm_struct *mm;
+	struct percs_dev *pd;
+	struct work_struct work;
+	struct rcu_head rcu;
+};
+
+/* Is [@addr, @addr + @len) inside the registration (no wrap-around)? */
+static bool percs_mr_covers(const struct percs_mr *mr, u64 addr, u64 len)
+{
+	u64 end;
+
+	return !check_add_overflow(addr, len, &end) && addr >= mr->addr &&
+	       end <= mr->addr + mr->length;
+}
+
+/* Byte offset of @addr from the start of the registration's first page. */
+static u64 percs_mr_offset(const struct percs_mr *mr, u64 addr)
+{
+	return addr - (mr->addr & PAGE_MASK);
+}
+
+/* Charge @npages to @mm's RLIMIT_MEMLOCK, the way ib_umem_get() does. */
+static int percs_mr_charge(struct mm_struct *mm, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
+
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Charge and pin the pages of @mr from the caller's address space.  On
+ * failure nothing stays pinned or charged.
+ */
+static int percs_mr_pin(struct percs_mr *mr)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long start = mr->addr & PAGE_MASK, pinned = 0;
+	unsigned int gup = FOLL_LONGTERM;
+	int ret;
+
+	if (mr->access & PERCS_ACCESS_WRITES)
+		gup |= FOLL_WRITE;
+	ret = percs_mr_charge(mm, mr->npages);
+	if (ret)
+		return ret;
+	while (pinned < mr->npages) {
+		int n = min_t(unsigned long, mr->npages - pinned,
+			      PERCS_MR_PIN_BATCH);
+
+		ret = pin_user_pages_fast(start + pinned * PAGE_SIZE, n, gup,
+					  mr->pages + pinned);
+		if (ret <= 0) {
+			if (!ret)
+				ret = -EFAULT;
+			goto fail;
+		}
+		pinned += ret;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto fail;
+		}
+		cond_resched();
+	}
+	mmgrab(mm);
+	mr->mm = mm;
+	return 0;
+
+fail:
+	unpin_user_pages(mr->pages, pinned);
+	atomic64_sub(mr->npages, &mm->pinned_vm);
+	return ret;
+}
+
+/* Unpin, uncharge, count and free a registration nobody references. */
+static void percs_mr_free(struct percs_mr *mr)
+{
+	struct percs_dev *pd = mr->pd;
+
+	unpin_user_pages_dirty_lock(mr->pages, mr->npages,
+				    mr->access & PERCS_ACCESS_WRITES);
+	atomic64_sub(mr->npages, &mr->mm->pinned_vm);
+	mmdrop(mr->mm);
+	atomic_long_sub(mr->npages, &pd->live_pinned_pages);
+	atomic_dec(&pd->live_mrs);
+	kvfree(mr->pages);
+	kfree_rcu(mr, rcu);
+}
+
+static void percs_mr_release_work(struct work_struct *work)
+{
+	percs_mr_free(container_of(work, struct percs_mr, work));
+}
+
+/**
+ * percs_mr_put() - drop a reference percs_mr_get() gave
+ * @mr: the registration
+ *
+ * Any context, spinlocks held or not.  When this was the last reference
+ * (the registration was deregistered or its window released meanwhile),
+ * the pages are unpinned and uncharged by a work item shortly after.
+ */
+void percs_mr_put(struct percs_mr *mr)
+{
+	if (!refcount_dec_and_test(&mr->ref))
+		return;
+	INIT_WORK(&mr->work, percs_mr_release_work);
+	queue_work(mr->pd->nmmu_wq, &mr->work);
+}
+
+/* Drop the table's reference; process context, no locks held. */
+static void percs_mr_put_sync(struct percs_mr *mr)
+{
+	might_sleep();
+	if (refcount_dec_and_test(&mr->ref))
+		percs_mr_free(mr);
+}
+
+/**
+ * percs_mr_register() - PERCS_IOC_MR_REGISTER
+ * @w: the window
+ * @req: the request (kernel copy); @req->handle is filled in
+ * @ureq: the caller's copy, for the answer
+ * @usize: the caller's struct size (at least sizeof(*@req))
+ *
+ * The registration is published only after the answer reached user
+ * space, so a failure leaves nothing behind: nothing pinned, nothing
+ * charged, no handle.
+ *
+ * Return: 0; -EINVAL for non-zero flags or handle, unknown access bits, a
+ * zero length, one above %PERCS_MR_MAX_LENGTH or a range that wraps;
+ * -EFAULT for a range outside the user address space or not mapped with
+ * the access asked; -ENOMEM above RLIMIT_MEMLOCK or out of memory;
+ * -ENOSPC when the window holds %PERCS_MR_MAX_PER_WINDOW registrations;
+ * another error of pin_user_pages_fast() (-EOPNOTSUPP for file DAX).
+ */
+int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
+		      struct percs_mr_register __user *ureq, u32 usize)
+{
+	struct percs_dev *pd = w->hfi->pd;
+	struct percs_mr *mr;
+	u64 end;
+	u32 slot;
+	int ret;
+
+	if (req->flags || req->handle || req->access & ~PERCS_ACCESS_ALL)
+		return -EINVAL;
+	if (!req->length || req->length > PERCS_MR_MAX_LENGTH ||
+	    check_add_overflow(req->addr, req->length, &end))
+		return -EINVAL;
+	if (req->addr != (unsigned long)req->addr ||
+	    !access_ok(u64_to_user_ptr(req->addr), req->length))
+		return -EFAULT;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	if (!mr)
+		return -ENOMEM;
+	mr->addr = req->addr;
+	mr->length = req->length;
+	mr->access = req->access;
+	mr->pd = pd;
+	mr->npages = (PAGE_ALIGN(end) - (req->addr & PAGE_MASK)) >> PAGE_SHIFT;
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages),
+			     GFP_KERNEL_ACCOUNT);
+	if (!mr->pages) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+
+	/* Reserve a slot first: a full table fails before pinning. */
+	ret = xa_alloc(&w->mrs, &slot, NULL,
+		       XA_LIMIT(1, PERCS_MR_MAX_PER_WINDOW), GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		if (ret == -EBUSY)
+			ret = -ENOSPC;
+		goto out_free;
+	}
+	ret = percs_mr_pin(mr);
+	if (ret) {
+		xa_erase(&w->mrs, slot);
+		goto out_free;
+	}
+	atomic_inc(&pd->live_mrs);
+	atomic_long_add(mr->npages, &pd->live_pinned_pages);
+	refcount_set(&mr->ref, 1);
+	mr->handle = (u32)atomic_inc_return(&w->mr_gen) << PERCS_MR_SLOT_BITS |
+		     slot;
+
+	req->handle = mr->handle;
+	if (copy_to_user(ureq, req, min_t(size_t, usize, sizeof(*req)))) {
+		ret = -EFAULT;
+		goto out_unpublished;
+	}
+	/* The slot is reserved: storing into it allocates nothing. */
+	ret = xa_err(xa_store(&w->mrs, slot, mr, GFP_KERNEL_ACCOUNT));
+	if (ret)
+		goto out_unpublished;
+	return 0;
+
+out_unpublished:
+	xa_erase(&w->mrs, slot);
+	percs_mr_free(mr);
+	return ret;
+out_free:
+	kvfree(mr->pages);
+	kfree(mr);
+	return ret;
+}
+
+/**
+ * percs_mr_deregister() - PERCS_IOC_MR_DEREGISTER
+ * @w: the window
+ * @req: the request (kernel copy)
+ *
+ * The handle is gone when this returns; the pages are unpinned now, or
+ * when the last transfer using them drops its reference.
+ *
+ * Return: 0; -EINVAL for non-zero flags or reserved; -ENOENT when the
+ * window has no registration with this handle (never had, or it was
+ * deregistered).
+ */
+int percs_mr_deregister(struct percs_window *w,
+			const struct percs_mr_deregister *req)
+{
+	u32 slot = req->handle & PERCS_MR_SLOT_MASK;
+	struct percs_mr *mr;
+
+	if (req->flags || req->reserved)
+		return -EINVAL;
+	xa_lock(&w->mrs);
+	mr = xa_load(&w->mrs, slot);
+	if (!mr || mr->handle != req->handle) {
+		xa_unlock(&w->mrs);
+		return -ENOENT;
+	}
+	__xa_erase(&w->mrs, slot);
+	xa_unlock(&w->mrs);
+	percs_mr_put_sync(mr);
+	return 0;
+}
+
+/**
+ * percs_mr_get() - translate (window, handle, range, right) for a transfer
+ * @w: the window that owns the handle (the target of an RDMA or atomic
+ *	packet, or the initiator for its local side); the caller keeps it
+ *	valid for the call (rcu_read_lock() around a window lookup, or a
+ *	reference to its file)
+ * @handle: the registration handle the packet carries
+ * @addr: effective address of the first byte the transfer touches
+ * @len: bytes it touches (0 is accepted anywhere in [start, end])
+ * @access: the PERCS_ACCESS_* rights the transfer needs, all of them
+ *
+ * Any context: takes no lock, never sleeps.  The checks run in this
+ * order and each failure has its own errno, so a completion status can
+ * carry it as is.
+ *
+ * Return: the registration with a reference held (drop it with
+ * percs_mr_put() when the transfer is done with the pages), or
+ * ERR_PTR(-ENOENT) when @w has no registration @handle (never had, or it
+ * was deregistered or the window released), ERR_PTR(-ERANGE) when
+ * [@addr, @addr + @len) is not inside the registration (or wraps),
+ * ERR_PTR(-EPERM) when the registration does not grant every right in
+ * @access, ERR_PTR(-EINVAL) for unknown bits in @access.
+ */
+struct percs_mr *percs_mr_get(struct percs_window *w, u32 handle, u64 addr,
+			      u64 len, u32 access)
+{
+	struct percs_mr *mr;
+	int err = 0;
+
+	if (access & ~PERCS_ACCESS_ALL)
+		return ERR_PTR(-EINVAL);
+	rcu_read_lock();
+	mr = xa_load(&w->mrs, handle & PERCS_MR_SLOT_MASK);
+	if (!mr || mr->handle != handle || !refcount_inc_not_zero(&mr->ref))
+		err = -ENOENT;
+	rcu_read_unlock();
+	if (err)
+		return ERR_PTR(err);
+	if (!percs_mr_covers(mr, addr, len))
+		err = -ERANGE;
+	else if ((mr->access & access) != access)
+		err = -EPERM;
+	if (err) {
+		percs_mr_put(mr);
+		return ERR_PTR(err);
+	}
+	return mr;
+}
+
+/*
+ * Copy between a kernel buffer and mapped user pages: whole words when
+ * both sides can be brought to 8-byte alignment together (memcpy() is a
+ * byte loop under emulators, see percs_copy()), memcpy() otherwise.
+ */
+static void percs_mr_memcpy(u8 *dst, const u8 *src, size_t n)
+{
+	size_t head;
+
+	if (((unsigned long)dst ^ (unsigned long)src) & 7) {
+		memcpy(dst, src, n);
+		return;
+	}
+	head = min_t(size_t, n, -(unsigned long)dst & 7);
+	memcpy(dst, src, head);
+	percs_copy(dst + head, src + head, n - head);
+}
+
+static int percs_mr_copy(struct percs_mr *mr, u64 addr, u8 *buf, size_t len,
+			 bool to_mr)
+{
+	u64 off;
+
+	if (!percs_mr_covers(mr, addr, len))
+		return -ERANGE;
+	off = percs_mr_offset(mr, addr);
+	while (len) {
+		struct page *page = mr->pages[off >> PAGE_SHIFT];
+		size_t poff = off & ~PAGE_MASK;
+		size_t n = min_t(size_t, len, PAGE_SIZE - poff);
+		u8 *p = kmap_local_page(page);
+
+		if (to_mr) {
+			percs_mr_memcpy(p + poff, buf, n);
+			flush_dcache_page(page);
+		} else {
+			percs_mr_memcpy(buf, p + poff, n);
+		}
+		kunmap_local(p);
+		buf += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * percs_mr_copy_to() - write bytes into registered memory
+ * @mr: a registration from percs_mr_get()
+ * @addr: effective address of the first byte to write
+ * @src: kernel buffer
+ * @len: bytes
+ *
+ * Any alignment, across pages; any context.  The rights were checked by
+ * percs_mr_get(); the range is checked again here.
+ *
+ * Return: 0, or -ERANGE (nothing written) when [@addr, @addr + @len) is
+ * not inside @mr.
+ */
+int percs_mr_copy_to(struct percs_mr *mr, u64 addr, const void *src,
+		     size_t len)
+{
+	return percs_mr_copy(mr, addr, (u8 *)src, len, true);
+}
+
+/**
+ * percs_mr_copy_from() - read bytes out of registered memory
+ * @mr: a registration from percs_mr_get()
+ * @addr: effective address of the first byte to read
+ * @dst: kernel buffer
+ * @len: bytes
+ *
+ * As percs_mr_copy_to(), the other way.
+ *
+ * Return: 0, or -ERANGE (nothing read) when the range is not inside @mr.
+ */
+int percs_mr_copy_from(struct percs_mr *mr, u64 addr, void *dst, size_t len)
+{
+	return percs_mr_copy(mr, addr, dst, len, false);
+}
+
+/**
+ * percs_mr_map_word() - kernel pointer to a naturally aligned 8-byte word
+ * @mr: a registration from percs_mr_get()
+ * @addr: effective address of the word, a multiple of 8
+ *
+ * For atomics: the word never crosses a page, so one kmap_local_page()
+ * covers it; narrower operands are parts of their containing word.  Any
+ * context; unmap with percs_mr_unmap_word() in the same context, in the
+ * reverse order of the maps (kmap_local rules).
+ *
+ * Return: the pointer, or ERR_PTR(-EINVAL) when @addr is not a multiple
+ * of 8, ERR_PTR(-ERANGE) when the word is not inside @mr.
+ */
+u64 *percs_mr_map_word(struct percs_mr *mr, u64 addr)
+{
+	u64 off;
+	u8 *p;
+
+	if (!IS_ALIGNED(addr, sizeof(u64)))
+		return ERR_PTR(-EINVAL);
+	if (!percs_mr_covers(mr, addr, sizeof(u64)))
+		return ERR_PTR(-ERANGE);
+	off = percs_mr_offset(mr, addr);
+	p = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
+	return (u64 *)(p + (off & ~PAGE_MASK));
+}
+
+/**
+ * percs_mr_unmap_word() - undo percs_mr_map_word()
+ * @word: the pointer it returned
+ */
+void percs_mr_unmap_word(u64 *word)
+{
+	kunmap_local(word);
+}
+
+/**
+ * percs_mr_window_init() - a new window has no registrations
+ * @w: the window
+ */
+void percs_mr_window_init(struct percs_window *w)
+{
+	xa_init_flags(&w->mrs, XA_FLAGS_ALLOC);
+}
+
+/**
+ * percs_mr_window_fini() - deregister everything at the window's release
+ * @w: the window, unpublished: no ioctl can reach it any more
+ *
+ * Process context.  Registrations that a transfer still uses are freed
+ * when it drops them.
+ */
+void percs_mr_window_fini(struct percs_window *w)
+{
+	struct percs_mr *mr;
+	unsigned long slot;
+
+	xa_for_each(&w->mrs, slot, mr) {
+		xa_erase(&w->mrs, slot);
+		percs_mr_put_sync(mr);
+		cond_resched();
+	}
+	xa_destroy(&w->mrs);
+}
+
+/*
+ * Self-check at load of the translation and copy helpers that the RDMA
+ * and atomic engines rest on, over kernel pages posing as a registration
+ * at a made-up effective address (nothing is pinned or charged).
+ */
+#define PERCS_SC_PAGES	3
+#define PERCS_SC_ADDR	(0x10000ULL + 0x123)	/* crosses pages unaligned */
+#define PERCS_SC_LEN	(2 * PAGE_SIZE)
+
+static u8 __init percs_sc_byte(u64 addr)
+{
+	return (u8)(addr * 131 + (addr >> 8));
+}
+
+static int __init percs_sc_lookups(struct percs_window *w, struct percs_mr *mr)
+{
+	static const struct {
+		s64 addr_off;	/* from PERCS_SC_ADDR */
+		u64 len;
+		u32 access;
+		bool bad_handle;
+		int err;
+	} cases[] = {
+		{ 0, PERCS_SC_LEN, PERCS_ACCESS_REMOTE_READ, false, 0 },
+		{ 5, 8, PERCS_ACCESS_REMOTE_WRITE | PERCS_ACCESS_REMOTE_READ,
+		  false, 0 },
+		{ PERCS_SC_LEN, 0, 0, false, 0 },
+		{ 0, 8, 0, true, -ENOENT },
+		{ -1, 8, 0, false, -ERANGE },
+		{ PERCS_SC_LEN - 7, 8, 0, false, -ERANGE },
+		{ 1, U64_MAX, 0, false, -ERANGE },
+		{ 0, 8, PERCS_ACCESS_REMOTE_ATOMIC, false, -EPERM },
+		{ 0, 8, PERCS_ACCESS_LOCAL_WRITE, false, -EPERM },
+		{ 0, 8, 1U << 7, false, -EINVAL },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		u32 h = mr->handle;
+		struct percs_mr *got;
+		int err;
+
+		if (cases[i].bad_handle)
+			h += 1U << PERCS_MR_SLOT_BITS;	/* stale generation */
+		got = percs_mr_get(w, h, PERCS_SC_ADDR + cases[i].addr_off,
+				   cases[i].len, cases[i].access);
+		err = IS_ERR(got) ? PTR_ERR(got) : 0;
+		if (!IS_ERR(got) && got != mr)
+			err = -EFAULT;
+		if (!IS_ERR(got))
+			percs_mr_put(got);
+		if (err != cases[i].err) {
+			pr_err("nmmu self-check: lookup case %u: %d, want %d\n",
+			       i, err, cases[i].err);
+			return -EINVAL;
+		}
+	}
+	if (!IS_ERR(percs_mr_get(w, 0, PERCS_SC_ADDR, 8, 0)) ||
+	    refcount_read(&mr->ref) != 1) {
+		pr_err("nmmu self-check: handle 0 or reference count\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int __init percs_sc_copies(struct percs_mr *mr, u8 *buf, u8 *out)
+{
+	static const u32 offs[] = { 0, 1, 7, 8, 13, PAGE_SIZE - 0x123 - 3,
+				    PAGE_SIZE - 0x123, PAGE_SIZE + 5 };
+	static const u32 lens[] = { 1, 3, 8, 13, 64, PAGE_SIZE + 5 };
+	const u64 end = PERCS_SC_ADDR + PERCS_SC_LEN;
+	const u64 words[] = {
+		ALIGN(PERCS_SC_ADDR, 8),
+		ALIGN(PERCS_SC_ADDR, PAGE_SIZE) - 8,
+		ALIGN(PERCS_SC_ADDR, PAGE_SIZE),
+		ALIGN_DOWN(end - 8, 8),
+	};
+	unsigned int i, j;
+	u64 a, *word;
+
+	for (a = 0; a < PERCS_SC_LEN; a++)
+		buf[a] = percs_sc_byte(PERCS_SC_ADDR + a);
+	if (percs_mr_copy_to(mr, PERCS_SC_ADDR, buf, PERCS_SC_LEN))
+		return -EINVAL;
+	/* Byte a of the range is at page (0x123 + a) / PAGE_SIZE. */
+	for (a = 0; a < PERCS_SC_LEN; a++) {
+		u64 o = (PERCS_SC_ADDR & ~PAGE_MASK) + a;
+		u8 *p = page_address(mr->pages[o >> PAGE_SHIFT]);
+
+		if (p[o & ~PAGE_MASK] != buf[a])
+			return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(offs); i++) {
+		for (j = 0; j < ARRAY_SIZE(lens); j++) {
+			u64 at = PERCS_SC_ADDR + offs[i];
+
+			if (offs[i] + lens[j] > PERCS_SC_LEN)
+				continue;
+			memset(out, 0, lens[j] + 1);
+			if (percs_mr_copy_from(mr, at, out + 1, lens[j]) ||
+			    memcmp(out + 1, buf + offs[i], lens[j]) || out[0])
+				return -EINVAL;
+		}
+	}
+	if (percs_mr_copy_to(mr, PERCS_SC_ADDR + 1, buf, PERCS_SC_LEN) !=
+	    -ERANGE ||
+	    percs_mr_copy_from(mr, PERCS_SC_ADDR - 1, out, 2) != -ERANGE)
+		return -EINVAL;
+
+	/* Words: the first, the two around a page boundary, the last. */
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		u64 v;
+
+		word = percs_mr_map_word(mr, words[i]);
+		if (IS_ERR(word))
+			return -EINVAL;
+		*word = words[i] ^ 0x5a5a5a5a5a5a5a5aULL;
+		percs_mr_unmap_word(word);
+		if (percs_mr_copy_from(mr, words[i], &v, sizeof(v)) ||
+		    v != (words[i] ^ 0x5a5a5a5a5a5a5a5aULL))
+			return -EINVAL;
+	}
+	if (PTR_ERR(percs_mr_map_word(mr, words[0] + 4)) != -EINVAL ||
+	    PTR_ERR(percs_mr_map_word(mr, words[0] - 8)) != -ERANGE ||
+	    PTR_ERR(percs_mr_map_word(mr, words[3] + 8)) != -ERANGE)
+		return -EINVAL;
+	return 0;
+}
+
+static int __init percs_nmmu_selfcheck(struct percs_dev *pd)
+{
+	struct page *pages[PERCS_SC_PAGES] = { NULL };
+	struct percs_window *w;
+	struct percs_mr *mr;
+	u8 *buf = NULL, *out = NULL;
+	unsigned int i;
+	u32 slot;
+	int ret = -ENOMEM;
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	buf = kvmalloc(PERCS_SC_LEN, GFP_KERNEL);
+	out = kvmalloc(PERCS_SC_LEN + 1, GFP_KERNEL);
+	if (!w || !mr || !buf || !out)
+		goto out;
+	for (i = 0; i < PERCS_SC_PAGES; i++) {
+		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!pages[i])
+			goto out;
+	}
+	percs_mr_window_init(w);
+	refcount_set(&mr->ref, 1);
+	mr->access = PERCS_ACCESS_REMOTE_READ | PERCS_ACCESS_REMOTE_WRITE;
+	mr->addr = PERCS_SC_ADDR;
+	mr->length = PERCS_SC_LEN;
+	mr->npages = PERCS_SC_PAGES;
+	mr->pages = pages;
+	mr->pd = pd;
+	ret = xa_alloc(&w->mrs, &slot, mr, XA_LIMIT(1, PERCS_MR_MAX_PER_WINDOW),
+		       GFP_KERNEL);
+	if (ret)
+		goto out;
+	mr->handle = 7U << PERCS_MR_SLOT_BITS | slot;
+
+	ret = percs_sc_lookups(w, mr);
+	if (!ret) {
+		ret = percs_sc_copies(mr, buf, out);
+		if (ret)
+			pr_err("nmmu self-check: copies or words\n");
+	}
+	/* The table's reference is the only one left: no release path. */
+	xa_erase(&w->mrs, slot);
+	xa_destroy(&w->mrs);
+out:
+	for (i = 0; i < PERCS_SC_PAGES; i++)
+		if (pages[i])
+			__free_page(pages[i]);
+	kvfree(out);
+	kvfree(buf);
+	kfree(mr);
+	kfree(w);
+	return ret;
+}
+
+/**
+ * percs_nmmu_init() - the release work queue, and the self-check
+ * @pd: the system
+ *
+ * Return: 0, -ENOMEM, or -EINVAL when the self-check fails (logged).
+ */
+int __init percs_nmmu_init(struct percs_dev *pd)
+{
+	int ret;
+
+	pd->nmmu_wq = alloc_workqueue("percs-nmmu", WQ_UNBOUND, 0);
+	if (!pd->nmmu_wq)
+		return -ENOMEM;
+	ret = percs_nmmu_selfcheck(pd);
+	if (ret) {
+		destroy_workqueue(pd->nmmu_wq);
+		pd->nmmu_wq = NULL;
+	}
+	return ret;
+}
+
+/**
+ * percs_nmmu_exit() - wait for the last deferred releases
+ * @pd: the system; every window is gone (each holds the module)
+ */
+void percs_nmmu_exit(struct percs_dev *pd)
+{
+	destroy_workqueue(pd->nmmu_wq);
+	WARN_ON(atomic_read(&pd->live_mrs));
+}
