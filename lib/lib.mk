@@ -8,11 +8,11 @@
 #   make lib-unit-tests   $(BUILD)/results/lib.{tap,expected}
 #   make install          PREFIX=/usr/local DESTDIR=
 
-LIBPERCS_VERSION := 1.0.0
+LIBPERCS_VERSION := 1.1.0
 LIBPERCS_SONAME := libpercs.so.1
 
 LIB_OUT := $(BUILD)/lib
-LIB_SRCS := hfi.c fifo.c imm.c cq.c clock.c
+LIB_SRCS := hfi.c fifo.c imm.c cq.c clock.c mr.c
 LIB_HDRS := $(SRC)/lib/percs.h $(SRC)/lib/internal.h \
 	    $(SRC)/include/uapi/linux/percs.h
 LIB_CFLAGS := $(CFLAGS_COMMON) -D_FILE_OFFSET_BITS=64

@@ -312,6 +312,46 @@ int percs_clock_ns(const struct percs_window *w, uint64_t *ns);
  */
 const volatile struct percs_clock *percs_window_clock(const struct percs_window *w);
 
+/*
+ * Memory registration (the NMMU).  A window registers part of the
+ * process's address space with access rights and gets a handle; RDMA and
+ * atomic operations name (window, handle, address).  The pages stay pinned
+ * until percs_mr_dereg() or the window's release, and count against
+ * RLIMIT_MEMLOCK unless the process has CAP_IPC_LOCK.
+ */
+
+/**
+ * percs_mr_reg() - register memory with a window
+ * @w: the window the registration belongs to
+ * @addr: first byte, any alignment (the pages covering the range are
+ *	pinned)
+ * @len: bytes, 1 .. PERCS_MR_MAX_LENGTH
+ * @access: PERCS_ACCESS_* (LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE,
+ *	REMOTE_ATOMIC); 0 for a local source only
+ * @handle: set to the registration's handle (non-zero) on success
+ *
+ * Return: 0; -EINVAL for a NULL @w or @handle, unknown @access bits, a
+ * zero @len, one above PERCS_MR_MAX_LENGTH or a range that wraps;
+ * -EFAULT when the range is not mapped in the process (or not writable
+ * and a write right is asked); -ENOMEM above RLIMIT_MEMLOCK or out of
+ * memory; -ENOSPC when the window holds its maximum of registrations (see
+ * Documentation/admin-guide.rst); or another -errno from the kernel.
+ */
+int percs_mr_reg(struct percs_window *w, void *addr, size_t len,
+		 uint32_t access, uint32_t *handle);
+
+/**
+ * percs_mr_dereg() - end a registration
+ * @w: the window it was registered with
+ * @handle: what percs_mr_reg() returned
+ *
+ * The handle is invalid at once; the pages are unpinned and uncharged
+ * when no transfer in flight uses them any more.
+ * Return: 0; -ENOENT when @w has no registration @handle (never had, or
+ * it was deregistered); -EINVAL for a NULL @w.
+ */
+int percs_mr_dereg(struct percs_window *w, uint32_t handle);
+
 /**
  * percs_strerror() - describe a libpercs/completion error code
  * @err: a negative errno as returned or found in &percs_cqe.res (a

@@ -1418,6 +1418,12 @@ static struct {
 	int mmap_calls, mmap_fail_nth, munmaps;
 	uint32_t clock_version;		/* written into the clock page */
 	uint64_t clock_offset;		/* where the clock page is */
+	struct percs_mr_register mr_seen;	/* the last MR_REGISTER */
+	struct percs_mr_deregister dereg_seen;	/* the last MR_DEREGISTER */
+	int mr_errno;			/* make MR_REGISTER fail with this */
+	int mr_calls;			/* MR_REGISTER and MR_DEREGISTER calls */
+	uint32_t mr_live[8];		/* the fake's registrations (0: free) */
+	uint32_t mr_gen;
 } R = { .hfi_fd = -1, .win_fd = -1, .clock_version = PERCS_CLOCK_VERSION };
 
 static const uint32_t region_len[PERCS_REGION_MAX] = {
@@ -1472,6 +1478,53 @@ static int fake_reserve(struct percs_window_reserve *r)
 	return fd;
 }
 
+/*
+ * The fake NMMU: checks the request as the kernel does, keeps up to 8
+ * handles (generation << 16 | slot) and answers ENOENT for others.
+ */
+static int fake_mr_register(struct percs_mr_register *r)
+{
+	R.mr_calls++;
+	R.mr_seen = *r;
+	if (R.mr_errno) {
+		errno = R.mr_errno;
+		return -1;
+	}
+	if (r->size != sizeof(*r) || r->flags || r->handle ||
+	    r->access & ~PERCS_ACCESS_ALL || !r->length ||
+	    r->length > PERCS_MR_MAX_LENGTH) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (uint32_t i = 1; i < 8; i++) {
+		if (!R.mr_live[i]) {
+			R.mr_live[i] = ++R.mr_gen << 16 | i;
+			r->handle = R.mr_live[i];
+			return 0;
+		}
+	}
+	errno = ENOSPC;
+	return -1;
+}
+
+static int fake_mr_deregister(struct percs_mr_deregister *d)
+{
+	uint32_t slot = d->handle & 0xffff;
+
+	R.mr_calls++;
+	R.dereg_seen = *d;
+	if (d->size != sizeof(*d) || d->flags || d->reserved) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (slot >= 8 || !R.mr_live[slot] || R.mr_live[slot] != d->handle) {
+		errno = ENOENT;
+		return -1;
+	}
+	R.mr_live[slot] = 0;
+	return 0;
+}
+
 int __wrap_ioctl(int fd, unsigned long req, ...)
 {
 	unsigned long arg;
@@ -1482,6 +1535,10 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	if (fd >= 0 && fd == R.hfi_fd && req == PERCS_IOC_WINDOW_RESERVE)
 		return fake_reserve((struct percs_window_reserve *)arg);
+	if (fd >= 0 && fd == R.win_fd && req == PERCS_IOC_MR_REGISTER)
+		return fake_mr_register((struct percs_mr_register *)arg);
+	if (fd >= 0 && fd == R.win_fd && req == PERCS_IOC_MR_DEREGISTER)
+		return fake_mr_deregister((struct percs_mr_deregister *)arg);
 	if (fd >= 0 && fd == R.win_fd && req == PERCS_IOC_KICK) {
 		R.kick_arg = arg;
 		if (R.kick_ret < 0) {
@@ -1749,6 +1806,107 @@ static void test_reserve_unwinds(void)
 	CHECK_EQ(percs_window_reserve(hfi, &attr, NULL), -EINVAL);
 	CHECK(w == NULL);
 	CHECK_EQ(count_fds(), fds);
+	percs_hfi_close(hfi);
+}
+
+/* ---- memory registration, against a fake NMMU ---------------------------- */
+
+static struct percs_window *fake_window(struct percs_hfi **hfi, char *dir)
+{
+	struct percs_window_attr attr = {
+		.job_key = 9, .window = PERCS_WINDOW_ANY,
+		.send_fifo_size = 8192, .recv_fifo_size = 16384,
+	};
+	struct percs_window *w;
+
+	*hfi = fake_hfi_open(dir);
+	if (!*hfi || percs_window_reserve(*hfi, &attr, &w))
+		return NULL;
+	return w;
+}
+
+/* Register sends the range and rights as given; the handle comes back. */
+static void test_mr_reg_dereg(void)
+{
+	char dir[] = "/tmp/percs-unit-XXXXXX";
+	uint8_t *buf = malloc(8192);
+	struct percs_hfi *hfi;
+	struct percs_window *w = fake_window(&hfi, dir);
+	uint32_t h1 = 0, h2 = 0, h3 = 0;
+
+	REQUIRE(w && buf);
+	CHECK_EQ(percs_mr_reg(w, buf + 3, 8189, PERCS_ACCESS_REMOTE_READ |
+			      PERCS_ACCESS_REMOTE_WRITE, &h1), 0);
+	CHECK_EQ(R.mr_seen.size, sizeof(struct percs_mr_register));
+	CHECK_EQ(R.mr_seen.flags, 0);
+	CHECK_EQ(R.mr_seen.handle, 0);
+	CHECK_EQ(R.mr_seen.addr, (uintptr_t)(buf + 3));
+	CHECK_EQ(R.mr_seen.length, 8189);
+	CHECK_EQ(R.mr_seen.access,
+		 PERCS_ACCESS_REMOTE_READ | PERCS_ACCESS_REMOTE_WRITE);
+	CHECK_EQ(h1, 1u << 16 | 1);
+
+	/* Every right, and none (a local source): passed through. */
+	CHECK_EQ(percs_mr_reg(w, buf, 1, PERCS_ACCESS_ALL, &h2), 0);
+	CHECK_EQ(R.mr_seen.access, PERCS_ACCESS_ALL);
+	CHECK_EQ(R.mr_seen.length, 1);
+	CHECK_EQ(percs_mr_reg(w, buf, 4096, 0, &h3), 0);
+	CHECK_EQ(R.mr_seen.access, 0);
+	CHECK(h2 != h1 && h3 != h1 && h3 != h2);
+
+	CHECK_EQ(percs_mr_dereg(w, h1), 0);
+	CHECK_EQ(R.dereg_seen.size, sizeof(struct percs_mr_deregister));
+	CHECK_EQ(R.dereg_seen.flags, 0);
+	CHECK_EQ(R.dereg_seen.reserved, 0);
+	CHECK_EQ(R.dereg_seen.handle, h1);
+	/* Gone: a second deregistration and a stale handle are -ENOENT. */
+	CHECK_EQ(percs_mr_dereg(w, h1), -ENOENT);
+	CHECK_EQ(percs_mr_reg(w, buf, 64, 0, &h1), 0);
+	CHECK_EQ(h1 & 0xffff, 1);		/* the slot again ... */
+	CHECK_EQ(percs_mr_dereg(w, 1u << 16 | 1), -ENOENT); /* ... not the handle */
+	CHECK_EQ(percs_mr_dereg(w, h1), 0);
+	CHECK_EQ(percs_mr_dereg(w, h2), 0);
+	CHECK_EQ(percs_mr_dereg(w, h3), 0);
+	CHECK_EQ(percs_mr_dereg(w, 0), -ENOENT);
+	percs_window_release(w);
+	percs_hfi_close(hfi);
+	free(buf);
+}
+
+/* Kernel errors come back as -errno; bad arguments never reach it. */
+static void test_mr_errors(void)
+{
+	static const int errs[] = { ENOMEM, EFAULT, ENOSPC, EINVAL, EPERM };
+	char dir[] = "/tmp/percs-unit-XXXXXX";
+	uint8_t buf[64];
+	struct percs_hfi *hfi;
+	struct percs_window *w = fake_window(&hfi, dir);
+	uint32_t h = 0xdeadbeef;
+	int calls;
+
+	REQUIRE(w);
+	for (unsigned int i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		R.mr_errno = errs[i];
+		CHECK_EQ(percs_mr_reg(w, buf, sizeof(buf), 0, &h), -errs[i]);
+		CHECK_EQ(h, 0xdeadbeef);
+	}
+	R.mr_errno = 0;
+	/* What the library does not check, the kernel does: passed as is. */
+	CHECK_EQ(percs_mr_reg(w, buf, 0, 0, &h), -EINVAL);
+	CHECK_EQ(R.mr_seen.length, 0);
+	CHECK_EQ(percs_mr_reg(w, buf, SIZE_MAX, 0, &h), -EINVAL);
+	CHECK_EQ(R.mr_seen.length, (uint64_t)SIZE_MAX);
+	CHECK_EQ(percs_mr_reg(w, buf, 8, 1u << 4, &h), -EINVAL);
+	CHECK_EQ(R.mr_seen.access, 1u << 4);
+	CHECK_EQ(h, 0xdeadbeef);
+
+	calls = R.mr_calls;
+	CHECK_EQ(percs_mr_reg(NULL, buf, 8, 0, &h), -EINVAL);
+	CHECK_EQ(percs_mr_reg(w, buf, 8, 0, NULL), -EINVAL);
+	CHECK_EQ(percs_mr_dereg(NULL, 1), -EINVAL);
+	CHECK_EQ(R.mr_calls, calls);
+	CHECK_EQ(h, 0xdeadbeef);
+	percs_window_release(w);
 	percs_hfi_close(hfi);
 }
 
@@ -2373,6 +2531,8 @@ static const struct {
 	{ "window: layout checks", test_layout_checks },
 	{ "reserve: regions mapped with their protection, release undoes", test_reserve_maps_regions },
 	{ "reserve: a failing mmap or bad layout unwinds everything", test_reserve_unwinds },
+	{ "mr: register passes range and rights, returns the handle; deregister", test_mr_reg_dereg },
+	{ "mr: kernel errors come back as -errno, bad arguments never reach it", test_mr_errors },
 	{ "threaded: FIFO stream through a polling engine", test_threaded_fifo_stream },
 	{ "threaded: ICSWX stream through a polling engine", test_threaded_icswx_stream },
 	{ "clock: TSC to ns with the 96-bit product, every scale, below the base", test_clock_conversion },
