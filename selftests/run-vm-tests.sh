@@ -167,9 +167,12 @@ kmemleak_check() {
 	fi
 }
 
-# Pages pinned with FOLL_PIN are all released again.
+# Pages pinned with FOLL_PIN are all released again.  The two counters
+# are per-CPU: fold them first (stat_refresh), or a balanced pair can read
+# unequal for a second.
 foll_pin_check() {
 	local name=$1 acq rel
+	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
 	acq=$(awk '$1 == "nr_foll_pin_acquired" { print $2 }' /proc/vmstat)
 	rel=$(awk '$1 == "nr_foll_pin_released" { print $2 }' /proc/vmstat)
 	if [ "${acq:-0}" = "${rel:-0}" ]; then
