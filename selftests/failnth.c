@@ -6,7 +6,8 @@
  * window, WINDOW_RESERVE in kick mode, in poll mode on an HFI whose
  * polling engine is not running yet and in poll mode with it running,
  * KICK and fdatasync carrying the first send of a fresh window, the first
- * immediate send, a poll-mode kick, mmap of each region) and for n = 1, 2,
+ * immediate send, a poll-mode kick, mmap of each region, memory
+ * registration and deregistration) and for n = 1, 2,
  * ...: write n to /proc/thread-self/fail-nth, make the call, read the file
  * back (0: the n-th fault point of the call was failed; see the kernel's
  * Documentation/fault-injection/fault-injection.rst, "Systematic faults
@@ -135,6 +136,8 @@ struct ctx {
 		struct percs_hfi_info info;
 		struct percs_window_query query;
 		struct percs_window_reserve reserve;
+		struct percs_mr_register mr;
+		struct percs_mr_deregister dereg;
 	} arg;
 	uint32_t flags;		/* reserve: window flags */
 	uint32_t fifo;		/* reserve: FIFO sizes */
@@ -149,6 +152,9 @@ struct ctx {
 	struct percs_window_reserve wreq;
 	unsigned int region;
 	void *mapped;
+	/* memory registration: a touched buffer */
+	uint8_t *mr_buf;
+	uint32_t mr_handle;
 };
 
 static long sys_ioctl(int fd, unsigned long cmd, unsigned long arg)
@@ -443,6 +449,100 @@ static void undo_munmap(struct ctx *c, long ret)
 	c->mapped = NULL;
 }
 
+/*
+ * Memory registration: 16 pages (touched, so pinning needs no fault)
+ * with every right, on the window c->wfd.  Nothing may stay registered
+ * or pinned after a failed call: each prepare checks the debugfs
+ * counters, which the live snapshot does not cover.
+ */
+#define MR_PAGES	16
+
+static long live_count(const char *name)
+{
+	FILE *f = fopen(PT_DEBUGFS_LIVE, "re");
+	long val, ret = -1;
+	char key[64];
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", key, &val) == 2)
+		if (!strcmp(key, name))
+			ret = val;
+	fclose(f);
+	return ret;
+}
+
+static int mr_nothing_left(void)
+{
+	return live_count("registrations") == 0 &&
+	       live_count("pinned_pages") == 0 ? 0 : -1;
+}
+
+static void fill_mr_register(struct ctx *c)
+{
+	memset(&c->arg, 0, sizeof(c->arg));
+	c->arg.mr.size = sizeof(c->arg.mr);
+	c->arg.mr.access = PERCS_ACCESS_ALL;
+	c->arg.mr.addr = (uintptr_t)c->mr_buf + 5;
+	c->arg.mr.length = MR_PAGES * PAGE - 5;
+}
+
+static int prep_mr_register(struct ctx *c)
+{
+	fill_mr_register(c);
+	return mr_nothing_left();
+}
+
+static long call_mr_register(struct ctx *c)
+{
+	return sys_ioctl(c->wfd, PERCS_IOC_MR_REGISTER, (unsigned long)&c->arg);
+}
+
+static int check_mr_register(struct ctx *c, long ret)
+{
+	return c->arg.mr.handle && live_count("registrations") == 1 &&
+	       live_count("pinned_pages") == MR_PAGES ? 0 : -1;
+}
+
+static void undo_mr_register(struct ctx *c, long ret)
+{
+	struct percs_mr_deregister d = {
+		.size = sizeof(d), .handle = c->arg.mr.handle,
+	};
+
+	sys_ioctl(c->wfd, PERCS_IOC_MR_DEREGISTER, (unsigned long)&d);
+	fill_mr_register(c);
+}
+
+/* A registration made without faults; the call deregisters it. */
+static int prep_mr_deregister(struct ctx *c)
+{
+	long ret;
+
+	if (mr_nothing_left())
+		return -1;
+	fill_mr_register(c);
+	ret = call_mr_register(c);
+	if (ret)
+		return (int)ret;
+	c->mr_handle = c->arg.mr.handle;
+	memset(&c->arg, 0, sizeof(c->arg));
+	c->arg.dereg.size = sizeof(c->arg.dereg);
+	c->arg.dereg.handle = c->mr_handle;
+	return 0;
+}
+
+static long call_mr_deregister(struct ctx *c)
+{
+	return sys_ioctl(c->wfd, PERCS_IOC_MR_DEREGISTER,
+			 (unsigned long)&c->arg);
+}
+
+static int check_mr_deregister(struct ctx *c, long ret)
+{
+	return mr_nothing_left();
+}
+
 /* ---- the fixture ---- */
 
 FIXTURE(fnth) {
@@ -506,6 +606,8 @@ FIXTURE_TEARDOWN(fnth)
 	pt_rawwin_close(&self->c.r);
 	if (self->c.wfd >= 0)
 		close(self->c.wfd);
+	if (self->c.mr_buf)
+		munmap(self->c.mr_buf, MR_PAGES * PAGE);
 	if (self->busy_fd >= 0)
 		close(self->busy_fd);
 	if (self->c.hfd >= 0)
@@ -700,6 +802,38 @@ TEST_F_TIMEOUT(fnth, mmap_regions, 300)
 		self->c.region = r;
 		sweep(_metadata, &self->c, &op);
 	}
+}
+
+TEST_F_TIMEOUT(fnth, mr_register_deregister, 300)
+{
+	const struct fop reg = {
+		.name = "MR_REGISTER", .prepare = prep_mr_register,
+		.call = call_mr_register, .check = check_mr_register,
+		.undo = undo_mr_register, .allowed = { -ENOMEM, -EFAULT },
+	};
+	const struct fop dereg = {
+		.name = "MR_DEREGISTER", .prepare = prep_mr_deregister,
+		.call = call_mr_deregister, .ok = -ENOENT,
+		.check = check_mr_deregister,
+		.allowed = { -ENOMEM, -EFAULT },
+	};
+	void *p;
+
+	if (_metadata->skip)
+		return;
+	p = mmap(NULL, MR_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 1, MR_PAGES * PAGE);
+	self->c.mr_buf = p;
+	self->c.wfd = pt_reserve_raw(self->c.hfd, 0, PERCS_FIFO_MIN_SIZE,
+				     PERCS_FIFO_MIN_SIZE, self->c.key,
+				     PERCS_WINDOW_ANY, &self->c.wreq);
+	ASSERT_LE(0, self->c.wfd);
+	sweep(_metadata, &self->c, &reg);
+	EXPECT_EQ(0, mr_nothing_left());
+	sweep(_metadata, &self->c, &dereg);
+	EXPECT_EQ(0, mr_nothing_left());
 }
 
 TEST_HARNESS_MAIN
