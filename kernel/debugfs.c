@@ -7,11 +7,14 @@
  * /sys/kernel/debug/percs/routes: one line per HFI
  * /sys/kernel/debug/percs/isr/:   the network's fault knobs (reorder_ppm,
  *	reorder_depth, hold_us; a value out of range is refused with
- *	-EINVAL) and "flight", its counters
+ *	-EINVAL) and "flight", its counters; "topology"; "links", one line
+ *	per link with its state and counters; "link_down" and "link_up"
+ *	take a link id, "link_error" takes "ID PPM" or "all PPM"
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "percs.h"
@@ -152,6 +155,146 @@ static void percs_debugfs_knobs(struct percs_dev *pd, struct dentry *dir)
 	}
 }
 
+static int percs_topology_show(struct seq_file *m, void *unused)
+{
+	struct percs_dev *pd = m->private;
+	char spec[FM_SPEC_MAX_LEN + 1];
+
+	if (fm_topo_format(&pd->topo, spec, sizeof(spec)) < 0)
+		strscpy(spec, "?", sizeof(spec));
+	seq_printf(m, "spec %s\n", spec);
+	seq_printf(m, "supernodes %u\n", pd->topo.nr_supernodes);
+	seq_printf(m, "hubs_per_supernode %u\n", pd->topo.hubs_per_sn);
+	seq_printf(m, "hubs %u\n", pd->topo.nr_hubs);
+	seq_printf(m, "links %u\n", pd->topo.nr_links);
+	seq_printf(m, "d_links_per_pair %u\n", pd->topo.d_links_per_pair);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(percs_topology);
+
+static int percs_links_show(struct seq_file *m, void *unused)
+{
+	struct percs_dev *pd = m->private;
+	struct percs_link_stats st;
+	struct fm_link_info li;
+	u32 id;
+
+	seq_puts(m, "id class hub_a hub_b port_a port_b state error_ppm packets flits flits_vc0 flits_vc1 flits_vc2 replays drops\n");
+	for (id = 0; id < pd->topo.nr_links; id++) {
+		u64 vc[FM_L_VCS];
+		unsigned int v;
+
+		if (fm_link_info(&pd->topo, id, &li))
+			continue;
+		percs_isr_link_stats(pd, id, &st);
+		for (v = 0; v < FM_L_VCS; v++)
+			vc[v] = st.dir[0].flits[v] + st.dir[1].flits[v];
+		seq_printf(m, "%u %s %u %u %u %u %s %u %llu %llu %llu %llu %llu %llu 0\n",
+			   id, fm_link_class_name(li.link_class), li.hub[0],
+			   li.hub[1], li.port[0], li.port[1],
+			   fm_link_is_up(&pd->topo, id) ? "up" : "down",
+			   READ_ONCE(pd->isr.error_ppm[id]),
+			   st.dir[0].packets + st.dir[1].packets,
+			   vc[0] + vc[1] + vc[2], vc[0], vc[1], vc[2],
+			   st.dir[0].replays + st.dir[1].replays);
+		cond_resched();
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(percs_links);
+
+/* Copy a short command written to a debugfs file into @buf. */
+static int percs_debugfs_command(const char __user *ubuf, size_t len,
+				 char *buf, size_t size)
+{
+	if (!len || len >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	strim(buf);
+	return 0;
+}
+
+static ssize_t percs_link_state_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      bool up)
+{
+	struct percs_dev *pd = file_inode(file)->i_private;
+	char buf[24];
+	u32 id;
+	int ret;
+
+	ret = percs_debugfs_command(ubuf, len, buf, sizeof(buf));
+	if (!ret)
+		ret = kstrtou32(buf, 10, &id);
+	if (!ret)
+		ret = percs_isr_set_link(pd, id, up);
+	return ret ? ret : len;
+}
+
+static ssize_t percs_link_down_write(struct file *file,
+				     const char __user *ubuf, size_t len,
+				     loff_t *ppos)
+{
+	return percs_link_state_write(file, ubuf, len, false);
+}
+
+static ssize_t percs_link_up_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	return percs_link_state_write(file, ubuf, len, true);
+}
+
+/* "ID PPM" or "all PPM" */
+static ssize_t percs_link_error_write(struct file *file,
+				      const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	struct percs_dev *pd = file_inode(file)->i_private;
+	char buf[48], *rate;
+	u32 id, ppm;
+	int ret;
+
+	ret = percs_debugfs_command(ubuf, len, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	rate = strchr(buf, ' ');
+	if (!rate)
+		return -EINVAL;
+	*rate++ = '\0';
+	ret = kstrtou32(skip_spaces(rate), 10, &ppm);
+	if (ret)
+		return ret;
+	if (!strcmp(buf, "all"))
+		id = PERCS_ISR_ALL_LINKS;
+	else if (kstrtou32(buf, 10, &id) || id == PERCS_ISR_ALL_LINKS)
+		return -EINVAL;
+	ret = percs_isr_set_error_ppm(pd, id, ppm);
+	return ret ? ret : len;
+}
+
+static const struct file_operations percs_link_down_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = percs_link_down_write,
+	.llseek = no_llseek,
+};
+
+static const struct file_operations percs_link_up_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = percs_link_up_write,
+	.llseek = no_llseek,
+};
+
+static const struct file_operations percs_link_error_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = percs_link_error_write,
+	.llseek = no_llseek,
+};
+
 /**
  * percs_debugfs_init() - create /sys/kernel/debug/percs
  * @pd: the system
@@ -169,6 +312,12 @@ void percs_debugfs_init(struct percs_dev *pd)
 	isr = debugfs_create_dir("isr", pd->debugfs);
 	debugfs_create_file("flight", 0444, isr, pd, &percs_flight_fops);
 	percs_debugfs_knobs(pd, isr);
+	debugfs_create_file("topology", 0444, isr, pd, &percs_topology_fops);
+	debugfs_create_file("links", 0444, isr, pd, &percs_links_fops);
+	debugfs_create_file("link_down", 0200, isr, pd, &percs_link_down_fops);
+	debugfs_create_file("link_up", 0200, isr, pd, &percs_link_up_fops);
+	debugfs_create_file("link_error", 0200, isr, pd,
+			    &percs_link_error_fops);
 }
 
 /**

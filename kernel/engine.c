@@ -36,23 +36,14 @@ static int percs_engine_send_one(struct percs_window *w,
 				 struct percs_pass *p)
 {
 	struct percs_dev *pd = w->hfi->pd;
+	unsigned int extra_hops;
 	struct percs_window *t;
 	struct fm_route route;
-	int ret;
+	int route_class, ret;
 
-	/* Indirect and striped routes come with the full ISR model. */
-	if (h->route != PERCS_ROUTE_DIRECT)
-		return -EOPNOTSUPP;
-	/* The route table answers once per destination hub, not per packet. */
-	if (!w->route.valid || w->route.hub != h->dst.hub) {
-		ret = fm_route_direct(&pd->topo, w->hfi->hub, h->dst.hub,
-				      &route);
-		if (ret)
-			return ret;
-		w->route.hub = h->dst.hub;
-		w->route.route_class = route.route_class;
-		w->route.valid = true;
-	}
+	route_class = percs_isr_route(w, h, &route, &extra_hops);
+	if (route_class < 0)
+		return route_class;
 
 	h->src.hub = w->hfi->hub;
 	h->src.hfi = w->hfi->unit;
@@ -65,15 +56,17 @@ static int percs_engine_send_one(struct percs_window *w,
 	if (t)
 		ret = percs_window_may_send_to(w, t);
 	if (!ret) {
-		ret = percs_fifo_deliver(t, h, payload);
+		ret = percs_fifo_deliver(t, h, payload, extra_hops);
 		if (ret == -EAGAIN) {
 			p->blocked = true;
 			p->blocked_on = percs_window_gid(t);
 		}
 	}
 	rcu_read_unlock();
-	if (!ret)
-		this_cpu_inc(w->hfi->stats->packets[w->route.route_class]);
+	if (!ret) {
+		percs_isr_count(pd, &route, fm_pkt_units(h->length));
+		this_cpu_inc(w->hfi->stats->packets[route_class]);
+	}
 	return ret;
 }
 

@@ -103,7 +103,6 @@ int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
 	percs_copy(dst, h, sizeof(*h));
 	percs_copy(dst + sizeof(*h), payload, h->length);
 	t->recv_tail += units;
-	t->rx_count++;
 	WRITE_ONCE(t->st->packets_received, t->st->packets_received + 1);
 	/* Publish: the packet bytes before the index. */
 	smp_store_release(&t->st->recv_tail, t->recv_tail);
@@ -115,17 +114,21 @@ int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
  * @t: target window, found under rcu_read_lock() which the caller holds
  * @h: validated header, with src and job_key already stamped
  * @payload: h->length bytes
+ * @extra_hops: hops its route has beyond the direct route's: that many
+ *	later packets overtake it
  *
- * The packet is written into @t's receive FIFO, or held in flight when the
- * network delays it (flight.c); a packet written may let held ones through.
+ * The packet is written into @t's receive FIFO, or held in flight when it
+ * took a longer route or the network delays it (flight.c); each arrival
+ * may let held packets through.
  *
  * Return: 0, -EAGAIN when the FIFO is full (nothing written: the caller
  * keeps the packet), -ECONNREFUSED when the target is being released.
  */
 int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
-		       const void *payload)
+		       const void *payload, unsigned int extra_hops)
 {
-	unsigned int overtakers = percs_flight_should_hold(t->hfi->pd);
+	unsigned int overtakers = extra_hops +
+				  percs_flight_should_hold(t->hfi->pd);
 	int ret;
 
 	spin_lock(&t->recv_lock);
@@ -136,7 +139,10 @@ int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
 		ret = 0;
 	} else {
 		ret = percs_fifo_put(t, h, payload);
-		if (!ret && unlikely(t->nr_flight))
+	}
+	if (!ret) {
+		t->arrivals++;
+		if (unlikely(t->nr_flight))
 			percs_flight_release(t, 0);
 	}
 	percs_fifo_unlock(t);

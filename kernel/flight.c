@@ -9,9 +9,11 @@
  * its hold time has run out.  The sender has already seen it leave (its
  * send FIFO entry is free, its completion posted): it is in the network.
  *
- * A packet is held when the reorder knob says so (a chance per million,
- * debugfs isr/reorder_ppm).  It then lets up to isr/reorder_depth later
- * packets to its target overtake it, and waits at most isr/hold_us; a
+ * A packet is held when its route is longer than the direct one (by as
+ * many later arrivals as it has extra hops), and when the reorder knob
+ * says so (a chance per million, debugfs isr/reorder_ppm: then 1 to
+ * isr/reorder_depth more).  It is written when that many later packets
+ * have arrived at its target, or after isr/hold_us at the latest; a
  * delayed work delivers the ones whose time ran out.  A held packet takes
  * no room in the receive FIFO until it is written; when the FIFO is full
  * it stays held (backpressure, never a loss) until the receiver's credit
@@ -73,7 +75,8 @@ static void percs_flight_arm(struct percs_dev *pd)
  * @t: target window, recv_lock held, not dead
  * @h: validated header, with src and job_key already stamped
  * @payload: h->length bytes
- * @overtakers: later packets to @t that are written before it, >= 1
+ * @overtakers: it is written once this many later packets have arrived
+ *	at @t (written or held themselves), >= 1
  *
  * Return: 0, or -ENOMEM (the caller delivers the packet now instead).
  */
@@ -90,7 +93,7 @@ int percs_flight_hold(struct percs_window *t, const struct percs_pkt_hdr *h,
 		     GFP_ATOMIC | __GFP_NOWARN);
 	if (!fp)
 		return -ENOMEM;
-	fp->due = t->rx_count + overtakers;
+	fp->due = t->arrivals + overtakers;
 	fp->deadline = ktime_get_ns() +
 		       (u64)READ_ONCE(pd->flight.hold_us) * NSEC_PER_USEC;
 	fp->hdr = *h;
@@ -122,7 +125,7 @@ void percs_flight_release(struct percs_window *t, u64 now)
 	while (progress && t->nr_flight) {
 		progress = false;
 		list_for_each_entry_safe(fp, next, &t->flight, node) {
-			if (fp->due > t->rx_count &&
+			if (fp->due > t->arrivals &&
 			    (!now || fp->deadline > now))
 				continue;
 			if (percs_fifo_put(t, &fp->hdr, fp->payload))

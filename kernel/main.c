@@ -17,6 +17,11 @@ static unsigned int hubs_per_supernode = PERCS_DEF_HUBS_PER_SN;
 module_param(hubs_per_supernode, uint, 0444);
 MODULE_PARM_DESC(hubs_per_supernode, "Hubs per supernode, 1..32 (default 4)");
 
+static char *topology;
+module_param(topology, charp, 0444);
+MODULE_PARM_DESC(topology,
+		 "Topology spec, e.g. 2x4, 3x8,dpair=2 or d1 (instead of supernodes and hubs_per_supernode)");
+
 static unsigned int windows_per_hfi = PERCS_DEF_WINDOWS;
 module_param(windows_per_hfi, uint, 0444);
 MODULE_PARM_DESC(windows_per_hfi, "Windows of each HFI, 1..4096 (default 256)");
@@ -28,9 +33,34 @@ MODULE_PARM_DESC(poll_idle_us,
 
 static struct percs_dev *percs;
 
+/*
+ * The topology comes from topology= or, as before it existed, from
+ * supernodes= and hubs_per_supernode= (whose messages name them).
+ */
+static int __init percs_topology(struct percs_dev *pd)
+{
+	char spec[32], err[160];
+
+	if (topology) {
+		if (supernodes != PERCS_DEF_SUPERNODES ||
+		    hubs_per_supernode != PERCS_DEF_HUBS_PER_SN) {
+			pr_err("topology=%s: give a topology spec or supernodes= and hubs_per_supernode=, not both\n",
+			       topology);
+			return -EINVAL;
+		}
+		return percs_isr_init(pd, topology);
+	}
+	if (fm_topo_init(&pd->topo, supernodes, hubs_per_supernode, err,
+			 sizeof(err))) {
+		pr_err("bad topology: %s\n", err);
+		return -EINVAL;
+	}
+	snprintf(spec, sizeof(spec), "%ux%u", supernodes, hubs_per_supernode);
+	return percs_isr_init(pd, spec);
+}
+
 static int __init percs_init(void)
 {
-	char err[128];
 	int ret;
 
 	if (!windows_per_hfi || windows_per_hfi > PERCS_MAX_WINDOWS) {
@@ -43,12 +73,9 @@ static int __init percs_init(void)
 	if (!percs)
 		return -ENOMEM;
 
-	ret = fm_topo_init(&percs->topo, supernodes, hubs_per_supernode, err,
-			   sizeof(err));
-	if (ret) {
-		pr_err("bad topology: %s\n", err);
+	ret = percs_topology(percs);
+	if (ret)
 		goto out_free;
-	}
 	percs->windows_per_hfi = windows_per_hfi;
 	percs->nr_hfis = percs->topo.nr_hubs * PERCS_HFIS_PER_HUB;
 	spin_lock_init(&percs->blocked_lock);
@@ -68,9 +95,9 @@ static int __init percs_init(void)
 	if (ret)
 		goto out_nmmu;
 
-	pr_info("%u supernodes x %u hubs, %u HFIs, %u windows each\n",
+	pr_info("%u supernodes x %u hubs, %u links, %u HFIs, %u windows each\n",
 		percs->topo.nr_supernodes, percs->topo.hubs_per_sn,
-		percs->nr_hfis, percs->windows_per_hfi);
+		percs->topo.nr_links, percs->nr_hfis, percs->windows_per_hfi);
 	return 0;
 
 out_nmmu:
@@ -80,6 +107,7 @@ out_clock:
 out_debugfs:
 	percs_debugfs_exit(percs);
 	percs_jobkey_destroy(percs);
+	percs_isr_exit(percs);
 out_free:
 	kfree(percs);
 	return ret;
@@ -94,6 +122,7 @@ static void __exit percs_exit(void)
 	percs_nmmu_exit(percs);
 	percs_debugfs_exit(percs);
 	percs_jobkey_destroy(percs);
+	percs_isr_exit(percs);
 	WARN_ON(atomic_read(&percs->live_windows));
 	/* Windows are freed after an RCU grace period. */
 	rcu_barrier();

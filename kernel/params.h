@@ -7,6 +7,7 @@
 
 #define PERCS_HFIS_PER_HUB	2
 #define PERCS_MAX_WINDOWS	4096	/* windows_per_hfi upper bound */
+#define PERCS_MAX_HUBS		1024	/* hubs the module emulates at most */
 #define PERCS_DEF_WINDOWS	256
 #define PERCS_DEF_SUPERNODES	2
 #define PERCS_DEF_HUBS_PER_SN	4
@@ -30,6 +31,10 @@
 #define PERCS_FLIGHT_MAX_DEPTH		PERCS_FLIGHT_MAX
 #define PERCS_FLIGHT_DEFAULT_HOLD_US	200
 #define PERCS_FLIGHT_MAX_HOLD_US	1000000
+
+/* Injected transient link errors: at most one transmission in two fails. */
+#define PERCS_ISR_MAX_ERROR_PPM	500000
+#define PERCS_ISR_ALL_LINKS	U32_MAX	/* percs_isr_set_error_ppm(): every link */
 
 /* Blocked senders one credit kick retries. */
 #define PERCS_CREDIT_BATCH	64

@@ -31,6 +31,7 @@
 #include <linux/device.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/seqlock.h>
 #include <linux/wait.h>
 #include <linux/rcupdate.h>
 #include <linux/list.h>
@@ -113,6 +114,34 @@ struct percs_flight {
 };
 
 /**
+ * struct percs_link_stats - counters of one link, per CPU
+ * @dir: by direction, 0 from the lower hub number to the higher
+ * @dir.packets: packets that crossed it
+ * @dir.flits: their flits, by virtual channel
+ * @dir.replays: transmissions repeated after an injected transient error
+ */
+struct percs_link_stats {
+	struct {
+		u64 packets;
+		u64 flits[FM_L_VCS];
+		u64 replays;
+	} dir[2];
+};
+
+/**
+ * struct percs_isr - the network's state in the module (isr.c)
+ * @lock: link state changes write, routing reads (and retries)
+ * @stats: per link, per-CPU counters
+ * @error_ppm: per link, injected transient errors per million
+ *	transmissions
+ */
+struct percs_isr {
+	seqlock_t lock;
+	struct percs_link_stats __percpu **stats;
+	u32 *error_ppm;
+};
+
+/**
  * struct percs_dev - the emulated system
  * @topo: topology (firmware model)
  * @windows_per_hfi: windows of each HFI
@@ -134,6 +163,7 @@ struct percs_flight {
  * @clock: the global clock (clock.c)
  * @flight: the network stage, packets held in flight (flight.c)
  * @knobs: the debugfs fault knobs' files (debugfs.c)
+ * @isr: routing state, link states and counters (isr.c)
  */
 struct percs_dev {
 	struct fm_topology topo;
@@ -156,6 +186,7 @@ struct percs_dev {
 	struct percs_clock_ctl *clock;
 	struct percs_flight flight;
 	struct percs_knob_file *knobs;
+	struct percs_isr isr;
 };
 
 /**
@@ -169,14 +200,22 @@ struct percs_ring {
 };
 
 /**
- * struct percs_route_cache - one destination's route, cached per window
- * @hub: destination hub
- * @route_class: enum fm_route_class of the route
+ * struct percs_route_cache - a window's last direct or sw_indirect route
+ * @route: the route
+ * @hub: its destination hub
+ * @mode: its route mode
+ * @arg: its route argument (the sw_indirect supernode)
+ * @extra_hops: hops beyond the direct route's
+ * @generation: the topology's link-state generation it was computed in
  * @valid: the entry holds an answer
  */
 struct percs_route_cache {
+	struct fm_route route;
 	u32 hub;
-	u8 route_class;
+	u8 mode;
+	u8 extra_hops;
+	u16 arg;
+	u32 generation;
 	bool valid;
 };
 
@@ -203,11 +242,12 @@ struct percs_route_cache {
  * @imm_head: kernel's immediate slot position
  * @cq_tail: completion entries posted
  * @route: the last route the firmware model gave (send side)
+ * @cursor: the HFI's round-robin and pseudo-random route choices
  * @recv_lock: serialises deliveries into @recv
  * @recv_dead: @dead as seen under recv_lock
  * @recv_tail: kernel's receive FIFO position (published in @st)
  * @recv_head: last valid credit seen
- * @rx_count: packets written into @recv
+ * @arrivals: packets the network brought to this window (written or held)
  * @flight: packets held in the network for this target (flight.c)
  * @nr_flight: entries of @flight (read without the lock by the flush work)
  * @blocked_node: entry in pd->blocked while @blocked_on is valid
@@ -244,12 +284,13 @@ struct percs_window {
 	u64 imm_head;
 	u64 cq_tail;
 	struct percs_route_cache route;
+	struct fm_route_cursor cursor;
 
 	spinlock_t recv_lock ____cacheline_aligned_in_smp;
 	bool recv_dead;
 	u64 recv_tail;
 	u64 recv_head;
-	u64 rx_count;
+	u64 arrivals;
 	struct list_head flight;
 	u32 nr_flight;
 
@@ -359,7 +400,19 @@ void percs_fifo_unlock(struct percs_window *t) __releases(&t->recv_lock);
 int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
 		   const void *payload);
 int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
-		       const void *payload);
+		       const void *payload, unsigned int extra_hops);
+
+/* isr.c: topology, routes, links */
+int percs_isr_init(struct percs_dev *pd, const char *spec);
+void percs_isr_exit(struct percs_dev *pd);
+int percs_isr_route(struct percs_window *w, const struct percs_pkt_hdr *h,
+		    struct fm_route *route, unsigned int *extra_hops);
+void percs_isr_count(struct percs_dev *pd, const struct fm_route *r,
+		     u32 units);
+int percs_isr_set_link(struct percs_dev *pd, u32 id, bool up);
+int percs_isr_set_error_ppm(struct percs_dev *pd, u32 id, u32 ppm);
+void percs_isr_link_stats(struct percs_dev *pd, u32 id,
+			  struct percs_link_stats *sum);
 
 /* flight.c: the network between the HFIs */
 unsigned int percs_flight_should_hold(struct percs_dev *pd);

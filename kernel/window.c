@@ -236,6 +236,8 @@ int percs_window_reserve(struct percs_hfi *hfi,
 		goto out_unlock;
 	}
 	w->index = idx;
+	/* Each HFI window draws its own pseudo-random route choices. */
+	fm_route_cursor_init(&w->cursor, percs_window_gid(w) + 1);
 	if (w->flags & PERCS_WINDOW_F_POLL) {
 		ret = percs_poll_start(hfi);
 		if (ret)

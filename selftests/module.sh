@@ -19,7 +19,7 @@ build=${PERCS_BUILD:-$(dirname "$here")/build}
 helper=$build/selftests/helpers/pt-helper
 cycles=${PERCS_LOAD_CYCLES:-20}
 tap=$out/module.tap
-plan=14
+plan=18
 
 n=0
 failures=0
@@ -222,13 +222,21 @@ dmesg_start=$(dmesg | wc -l)
 test_rmmod_busy hold "window fd"
 test_rmmod_busy hold-map "window mapping (fd closed)"
 test_bad_param "hubs_per_supernode=0" \
-	"bad topology: hubs_per_supernode=0: a supernode has at least 1 hub"
+	"bad topology: hubs_per_supernode=0: a supernode has 1..32 hubs"
 test_bad_param "hubs_per_supernode=33" \
-	"bad topology: hubs_per_supernode=33: a supernode has at most 32 hubs"
+	"bad topology: hubs_per_supernode=33: a supernode has 1..32 hubs"
 test_bad_param "supernodes=0" \
-	"bad topology: supernodes=0: the system has at least 1 supernode"
+	"bad topology: supernodes=0: the system has 1..513 supernodes"
 test_bad_param "supernodes=18 hubs_per_supernode=1" \
-	"bad topology: supernodes=18: at most 17 with hubs_per_supernode=1"
+	"bad topology: supernodes=18: at most 17 with 1 hubs per supernode and 16 D ports per hub"
+test_bad_param "topology=2y4" \
+	"bad topology \"2y4\": topology spec: expected 'x' between supernodes and hubs per supernode at column 2, found 'y'"
+test_bad_param "topology=2x4,dpair=99" \
+	"bad topology \"2x4,dpair=99\": dpair=99: at most 64 D links per pair of 2 supernodes of 4 hubs with 16 D ports per hub"
+test_bad_param "topology=33x32" \
+	"bad topology \"33x32\": 1056 hubs, the module emulates at most 1024"
+test_bad_param "topology=3x4 supernodes=3" \
+	"topology=3x4: give a topology spec or supernodes= and hubs_per_supernode=, not both"
 test_bad_param "windows_per_hfi=0" "windows_per_hfi=0: must be 1..4096"
 test_bad_param "windows_per_hfi=5000" "windows_per_hfi=5000: must be 1..4096"
 test_topology

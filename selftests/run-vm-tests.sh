@@ -16,6 +16,9 @@
 # Then selftests/module.sh (module parameters, rmmod, load/unload cycles)
 # writes $PERCS_OUT/module.tap.
 #
+# A program NAME with a file selftests/NAME.modparams runs on a module
+# inserted with those parameters (e.g. topology=3x4).
+#
 # Environment: PERCS_OUT (required), PERCS_SRC, PERCS_BUILD, PERCS_MODULE,
 # PERCS_SELFTESTS="name ..." to run only some programs ("module" names
 # module.sh), PERCS_TEST_TIMEOUT seconds per program (default 300).
@@ -99,6 +102,16 @@ run_one() {
 	sidfile=$(mktemp)
 	echo "=== $name"
 	dmesg_before=$(dmesg | wc -l)
+	# A program that needs another system (NAME.modparams, e.g. a
+	# topology) gets the module reinserted with those parameters; the
+	# reload after it puts the default back.
+	if [ -f "$src/selftests/$name.modparams" ]; then
+		rmmod percs &&
+		# shellcheck disable=SC2046 # parameters are words
+		insmod "$module" ${PERCS_MODPARAMS:-} \
+			$(cat "$src/selftests/$name.modparams") ||
+			echo "run-vm-tests: cannot insert $module for $name" >&2
+	fi
 	# A new session, so that test children (the harness puts each in its
 	# own process group) can be found and killed after a timeout.  stdout
 	# goes to NAME.tap, stderr to NAME.log, both to the console as they

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs: the Integrated Switch Routers - the topology, each packet's route
+ * through it, link states and per-link counters.
+ *
+ * The routing logic is the firmware model's (firmware-model/route.c); this
+ * file runs it for the module.  Every packet the engine sends is routed by
+ * the mode in its header and counted on every link it crosses: packets,
+ * flits per virtual channel, and the replays that absorb injected transient
+ * errors.  Link state changes go through pd->isr.lock, a seqlock: routing
+ * is a read section that retries if a link changed under it.
+ *
+ * Counters are per CPU and per link direction (direction 0 from the lower
+ * hub number to the higher), summed when read.
+ */
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include "percs.h"
+
+/**
+ * percs_isr_init() - build the topology and its route tables
+ * @pd: the system
+ * @spec: a topology spec (firmware-model/spec.h)
+ *
+ * Return: 0, or -EINVAL with the reason in the kernel log, or -ENOMEM.
+ */
+int percs_isr_init(struct percs_dev *pd, const char *spec)
+{
+	struct percs_isr *isr = &pd->isr;
+	struct fm_topo_spec s;
+	char err[160];
+	u32 i;
+	int ret;
+
+	ret = fm_topo_parse(spec, &s, err, sizeof(err));
+	if (!ret)
+		ret = fm_topo_init_spec(&pd->topo, &s, err, sizeof(err));
+	if (ret) {
+		pr_err("percs: bad topology \"%s\": %s\n", spec, err);
+		return -EINVAL;
+	}
+	if (pd->topo.nr_hubs > PERCS_MAX_HUBS) {
+		pr_err("percs: bad topology \"%s\": %u hubs, the module emulates at most %u\n",
+		       spec, pd->topo.nr_hubs, PERCS_MAX_HUBS);
+		return -EINVAL;
+	}
+	seqlock_init(&isr->lock);
+	ret = fm_topo_alloc_tables(&pd->topo);
+	if (ret)
+		return ret;
+	isr->stats = kvcalloc(pd->topo.nr_links, sizeof(*isr->stats),
+			      GFP_KERNEL);
+	isr->error_ppm = kvcalloc(pd->topo.nr_links, sizeof(*isr->error_ppm),
+				  GFP_KERNEL);
+	if (!isr->stats || !isr->error_ppm)
+		goto nomem;
+	for (i = 0; i < pd->topo.nr_links; i++) {
+		isr->stats[i] = alloc_percpu(struct percs_link_stats);
+		if (!isr->stats[i])
+			goto nomem;
+	}
+	return 0;
+
+nomem:
+	percs_isr_exit(pd);
+	return -ENOMEM;
+}
+
+/**
+ * percs_isr_exit() - free what percs_isr_init() built
+ * @pd: the system
+ */
+void percs_isr_exit(struct percs_dev *pd)
+{
+	struct percs_isr *isr = &pd->isr;
+	u32 i;
+
+	if (isr->stats)
+		for (i = 0; i < pd->topo.nr_links; i++)
+			free_percpu(isr->stats[i]);
+	kvfree(isr->stats);
+	kvfree(isr->error_ppm);
+	isr->stats = NULL;
+	isr->error_ppm = NULL;
+	fm_topo_free_tables(&pd->topo);
+}
+
+/* Replays a transmission needs before it gets through one link. */
+static unsigned int percs_isr_replays(u32 ppm)
+{
+	unsigned int n = 0;
+
+	/* ppm <= PERCS_ISR_MAX_ERROR_PPM (50%): this ends. */
+	while (get_random_u32_below(1000000) < ppm)
+		n++;
+	return n;
+}
+
+/**
+ * percs_isr_count() - count a delivered packet on every link of its route
+ * @pd: the system
+ * @r: its route
+ * @units: its flits
+ *
+ * With a transient error rate on a link, each transmission fails with that
+ * chance and is replayed until one gets through: counted, nothing lost.
+ */
+void percs_isr_count(struct percs_dev *pd, const struct fm_route *r,
+		     u32 units)
+{
+	struct percs_isr *isr = &pd->isr;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_hops; i++) {
+		const struct fm_hop *hop = &r->hop[i];
+		unsigned int dir = hop->from_hub > hop->to_hub;
+		struct percs_link_stats __percpu *st = isr->stats[hop->link];
+		u32 ppm = READ_ONCE(isr->error_ppm[hop->link]);
+
+		this_cpu_inc(st->dir[dir].packets);
+		this_cpu_add(st->dir[dir].flits[hop->vc], units);
+		if (unlikely(ppm))
+			this_cpu_add(st->dir[dir].replays,
+				     percs_isr_replays(ppm));
+	}
+}
+
+/**
+ * percs_isr_route() - the route of one packet
+ * @w: the sending window (its route cache and cursor, under send_lock)
+ * @h: the validated header
+ * @route: out: the route
+ * @extra_hops: out: hops beyond the direct route's (the packet arrives
+ *	after packets that took shorter routes)
+ *
+ * The direct and software-indirect routes of a destination are cached per
+ * window until a link changes state; the hardware modes choose per packet.
+ * The caller counts the packet on the route's links once it is delivered
+ * (percs_isr_count()).
+ *
+ * Return: the route class (enum fm_route_class), or -EHOSTUNREACH (no
+ * route of the mode left, or no such hub), -EINVAL (a software-named
+ * intermediate supernode that cannot be one).
+ */
+int percs_isr_route(struct percs_window *w, const struct percs_pkt_hdr *h,
+		    struct fm_route *route, unsigned int *extra_hops)
+{
+	struct percs_dev *pd = w->hfi->pd;
+	struct percs_route_cache *rc = &w->route;
+	bool cacheable = h->route == PERCS_ROUTE_DIRECT ||
+			 h->route == PERCS_ROUTE_SW_INDIRECT;
+	struct fm_route direct;
+	unsigned int seq;
+	int ret;
+
+	do {
+		seq = read_seqbegin(&pd->isr.lock);
+		if (cacheable && rc->valid && rc->hub == h->dst.hub &&
+		    rc->mode == h->route && rc->arg == h->route_arg &&
+		    rc->generation == pd->topo.generation) {
+			*route = rc->route;
+			*extra_hops = rc->extra_hops;
+			ret = 0;
+			continue;
+		}
+		ret = fm_route(&pd->topo, w->hfi->hub, h->dst.hub, h->route,
+			       h->route_arg, &w->cursor, route);
+		*extra_hops = 0;
+		if (!ret && h->route != PERCS_ROUTE_DIRECT &&
+		    !fm_route_direct(&pd->topo, w->hfi->hub, h->dst.hub,
+				     &direct) &&
+		    route->nr_hops > direct.nr_hops)
+			*extra_hops = route->nr_hops - direct.nr_hops;
+		if (!ret && cacheable) {
+			rc->route = *route;
+			rc->hub = h->dst.hub;
+			rc->mode = h->route;
+			rc->arg = h->route_arg;
+			rc->extra_hops = *extra_hops;
+			rc->generation = pd->topo.generation;
+			rc->valid = true;
+		}
+	} while (read_seqretry(&pd->isr.lock, seq));
+	return ret ? ret : route->route_class;
+}
+
+/**
+ * percs_isr_set_link() - take a link down or bring it up
+ * @pd: the system
+ * @id: link id
+ * @up: the new state
+ *
+ * Routes avoid a link that is down from the next packet on; a destination
+ * with no route left is refused with -EHOSTUNREACH at the sender.
+ *
+ * Return: 0, or -ENOENT for an unknown link.
+ */
+int percs_isr_set_link(struct percs_dev *pd, u32 id, bool up)
+{
+	int ret;
+
+	if (id >= pd->topo.nr_links)
+		return -ENOENT;
+	write_seqlock(&pd->isr.lock);
+	ret = fm_link_set_state(&pd->topo, id, up);
+	write_sequnlock(&pd->isr.lock);
+	return ret;
+}
+
+/**
+ * percs_isr_set_error_ppm() - transient error rate of one link or all
+ * @pd: the system
+ * @id: link id, or %PERCS_ISR_ALL_LINKS
+ * @ppm: errors per million transmissions, 0..%PERCS_ISR_MAX_ERROR_PPM
+ *
+ * Return: 0, -ENOENT for an unknown link, -EINVAL for a rate out of range.
+ */
+int percs_isr_set_error_ppm(struct percs_dev *pd, u32 id, u32 ppm)
+{
+	u32 i;
+
+	if (ppm > PERCS_ISR_MAX_ERROR_PPM)
+		return -EINVAL;
+	if (id == PERCS_ISR_ALL_LINKS) {
+		for (i = 0; i < pd->topo.nr_links; i++)
+			WRITE_ONCE(pd->isr.error_ppm[i], ppm);
+		return 0;
+	}
+	if (id >= pd->topo.nr_links)
+		return -ENOENT;
+	WRITE_ONCE(pd->isr.error_ppm[id], ppm);
+	return 0;
+}
+
+/**
+ * percs_isr_link_stats() - one link's counters, summed over CPUs
+ * @pd: the system
+ * @id: link id, below pd->topo.nr_links
+ * @sum: out: both directions
+ */
+void percs_isr_link_stats(struct percs_dev *pd, u32 id,
+			  struct percs_link_stats *sum)
+{
+	unsigned int cpu, d, vc;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct percs_link_stats *st =
+			per_cpu_ptr(pd->isr.stats[id], cpu);
+
+		for (d = 0; d < 2; d++) {
+			sum->dir[d].packets += st->dir[d].packets;
+			sum->dir[d].replays += st->dir[d].replays;
+			for (vc = 0; vc < FM_L_VCS; vc++)
+				sum->dir[d].flits[vc] += st->dir[d].flits[vc];
+		}
+	}
+}
