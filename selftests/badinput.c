@@ -948,24 +948,35 @@ TEST_F(pkt, unsupported_kind_eopnotsupp)
 }
 
 /* Route modes other than direct are not executed: -EOPNOTSUPP. */
-TEST_F(pkt, unsupported_route_eopnotsupp)
+TEST_F(pkt, route_modes_and_bad_intermediate_supernode)
 {
-	static const uint8_t routes[] = {
-		PERCS_ROUTE_DIRECT_STRIPED, PERCS_ROUTE_SW_INDIRECT,
-		PERCS_ROUTE_HW_INDIRECT,
+	static const struct {
+		uint8_t route;
+		uint16_t arg;
+		int res;
+	} c[] = {
+		/* Two HFIs of one hub: the empty route, in every mode. */
+		{ PERCS_ROUTE_DIRECT_STRIPED, 0, 0 },
+		{ PERCS_ROUTE_SW_INDIRECT, 1, 0 },
+		{ PERCS_ROUTE_HW_INDIRECT, 0, 0 },
+		/* The source's own supernode, or none (2 supernodes). */
+		{ PERCS_ROUTE_SW_INDIRECT, 0, -EINVAL },
+		{ PERCS_ROUTE_SW_INDIRECT, 2, -EINVAL },
+		{ PERCS_ROUTE_SW_INDIRECT, 0xffff, -EINVAL },
 	};
-	unsigned int i;
+	unsigned int i, ok = 0;
 
-	for (i = 0; i < ARRAY_SIZE(routes); i++) {
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
 		struct percs_pkt_hdr h = fifo_hdr(&self->r, 4, 0xf0 + i);
 
-		h.route = routes[i];
-		if (routes[i] == PERCS_ROUTE_SW_INDIRECT)
-			h.route_arg = 1;
+		h.route = c[i].route;
+		h.route_arg = c[i].arg;
+		h.flags = PERCS_PKT_F_NOTIFY;
 		EXPECT_EQ(1, send_one(self, &h, "abcd"));
-		EXPECT_CQE(0xf0 + i, -EOPNOTSUPP, PERCS_PKT_FIFO, 0);
+		EXPECT_CQE(0xf0 + i, c[i].res, PERCS_PKT_FIFO, 0);
+		ok += !c[i].res;
 	}
-	EXPECT_RECEIVED(0);
+	EXPECT_RECEIVED(ok);
 	EXPECT_WINDOW_WORKS(0xf9);
 }
 
