@@ -1,14 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# percs-ctl: inspect the emulated system (list, windows, topology).
+# percs-ctl: inspect the emulated system (list, windows, topology) and drive
+# its network (links, link, reorder, isr: debugfs).
 #
 #   make ctl              $(BUILD)/tools/percs-ctl (+ man page with scdoc)
 #   make ctl-unit-tests   $(BUILD)/results/ctl.{tap,expected}: usage,
 #                         no-device behaviour, and every command's text and
-#                         JSON against an LD_PRELOAD fake of the ioctls
+#                         JSON against an LD_PRELOAD fake of the ioctls and
+#                         of the ISR's debugfs files; ctl-san.{tap,expected}:
+#                         the same tests on a build with $(SAN_FLAGS)
 
 CTL_BIN := $(BUILD)/tools/percs-ctl
 CTL_LIB := $(BUILD)/lib/libpercs.a
+CTL_SAN_BIN := $(BUILD)/tools/percs-ctl-san
+CTL_SAN_LIB := $(BUILD)/lib/libpercs-san.a
 CTL_HDRS := $(SRC)/lib/percs.h $(SRC)/include/uapi/linux/percs.h
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -24,22 +29,35 @@ $(CTL_BIN): $(SRC)/tools/ctl/percs-ctl.c $(CTL_LIB) $(CTL_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -o $@ $< $(CTL_LIB)
 
+$(CTL_SAN_BIN): $(SRC)/tools/ctl/percs-ctl.c $(CTL_SAN_LIB) $(CTL_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $< $(CTL_SAN_LIB)
+
 $(BUILD)/man/percs-ctl.1: $(SRC)/tools/ctl/percs-ctl.1.scd
 	@mkdir -p $(@D)
 	$(SCDOC) < $< > $@.tmp && mv $@.tmp $@
 
-# The shim fakes the two query ioctls on plain files named percs-hfiN.
+# The shim fakes the two query ioctls on plain files named percs-hfiN, and
+# the kernel's refusals of writes to the ISR's control files.
 $(BUILD)/tools/test-fake-hfi.so: $(SRC)/tools/ctl/test-fake-hfi.c $(CTL_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -shared -fPIC -o $@ $< -ldl
 
-ctl-unit-tests: $(CTL_BIN) $(BUILD)/tools/test-fake-hfi.so
+# The sanitized run: the shim is preloaded ahead of the ASan runtime, which
+# ASan accepts once told not to check that order; a report fails the test.
+ctl-unit-tests: $(CTL_BIN) $(CTL_SAN_BIN) $(BUILD)/tools/test-fake-hfi.so
 	@mkdir -p $(BUILD)/results
 	@$(SRC)/tools/ctl/test-ctl.sh --count > $(BUILD)/results/ctl.expected
+	@$(SRC)/tools/ctl/test-ctl.sh --count > $(BUILD)/results/ctl-san.expected
 	@$(SRC)/tools/ctl/test-ctl.sh $(CTL_BIN) $(BUILD)/tools/test-fake-hfi.so \
 		> $(BUILD)/results/ctl.tap; \
 	rc=$$?; cat $(BUILD)/results/ctl.tap; \
 	[ $$rc -eq 0 ] || echo "ctl-unit-tests: failures (exit $$rc)"
+	@ASAN_OPTIONS=verify_asan_link_order=0 \
+	$(SRC)/tools/ctl/test-ctl.sh $(CTL_SAN_BIN) $(BUILD)/tools/test-fake-hfi.so \
+		> $(BUILD)/results/ctl-san.tap; \
+	rc=$$?; cat $(BUILD)/results/ctl-san.tap; \
+	[ $$rc -eq 0 ] || echo "ctl-unit-tests (ASan/UBSan): failures (exit $$rc)"
 
 unit-tests: ctl-unit-tests
 

@@ -3,10 +3,14 @@
 # percs-ctl tests that need no kernel: usage errors (exit 2), help (exit 0),
 # the no-device and not-an-HFI cases (exit 1), and every command's text and
 # JSON output against test-fake-hfi.so, an LD_PRELOAD shim that answers the
-# query ioctls on plain files.  TAP on stdout.
+# query ioctls on plain files.  The ISR commands run against a fake debugfs
+# tree (PERCS_DEBUGFS_DIR) of plain files, the shim refusing writes to its
+# control files as the kernel would; malformed files, missing files, a
+# directory in place of a file and a user without access give the errors.
+# TAP on stdout.
 # Usage: test-ctl.sh PATH-TO-percs-ctl PATH-TO-test-fake-hfi.so
 #        test-ctl.sh --count
-NTESTS=31
+NTESTS=137
 if [ "$1" = "--count" ]; then
 	echo "$NTESTS"
 	exit 0
@@ -29,11 +33,77 @@ for i in 0 1 2 3 4 5 6 7; do
 	if [ $i = 2 ]; then echo 9; else echo 8; fi > "$d/windows_total"
 	case $i in 0) echo 2 ;; 3) echo 1 ;; *) echo 0 ;; esac > "$d/windows_in_use"
 done
+
+# The fake debugfs tree $tmp/dbg/isr of the same system (spec 2x2): six
+# links (a link of each class down, one with the largest counter), the
+# reorder knobs at their defaults, the flight counters.
+mkdir -p "$tmp/dbg/isr"
+HDR="id class hub_a hub_b port_a port_b state error_ppm packets flits flits_vc0 flits_vc1 flits_vc2 replays drops"
+printf '%s\n' "$HDR" \
+	"0 LL 0 1 0 0 up 0 12 40 40 0 0 0 0" \
+	"1 LL 2 3 0 0 up 0 7 21 21 0 0 0 0" \
+	"2 D 0 2 16 16 up 0 30 95 40 55 0 0 0" \
+	"3 D 1 3 16 16 down 2000 5 80 30 50 0 3 0" \
+	"4 LR 0 1 7 7 down 0 0 0 0 0 0 0 0" \
+	"5 D 0 3 17 17 up 150 18446744073709551615 1 1 0 0 9 0" \
+	> "$tmp/dbg/isr/links"
+printf '%s\n' "spec 2x2" "supernodes 2" "hubs_per_supernode 2" "hubs 4" \
+	"links 6" "d_links_per_pair 3" > "$tmp/dbg/isr/topology"
+printf '%s\n' "in_flight 1" "held 17" "discarded 2" > "$tmp/dbg/isr/flight"
+echo 0 > "$tmp/dbg/isr/reorder_ppm"
+echo 8 > "$tmp/dbg/isr/reorder_depth"
+echo 200 > "$tmp/dbg/isr/hold_us"
+: > "$tmp/dbg/isr/link_up"
+: > "$tmp/dbg/isr/link_down"
+: > "$tmp/dbg/isr/link_error"
+
 fake() {
-	env LD_PRELOAD="$shim" PERCS_DEV_DIR="$tmp/dev" PERCS_SYSFS_DIR="$tmp/sys" "$@"
+	env LD_PRELOAD="$shim" PERCS_DEV_DIR="$tmp/dev" PERCS_SYSFS_DIR="$tmp/sys" \
+		PERCS_DEBUGFS_DIR="$tmp/dbg" "$@"
 }
 nosys() {
-	env LD_PRELOAD="$shim" PERCS_DEV_DIR="$tmp/dev" PERCS_SYSFS_DIR="$tmp/nosys" "$@"
+	env LD_PRELOAD="$shim" PERCS_DEV_DIR="$tmp/dev" PERCS_SYSFS_DIR="$tmp/nosys" \
+		PERCS_DEBUGFS_DIR="$tmp/nodbg" "$@"
+}
+# tree NAME: a fresh copy of the fake debugfs tree to change; sets $d to it.
+trees=0
+tree() {
+	trees=$((trees + 1))
+	d=$tmp/$1.$trees
+	cp -R "$tmp/dbg" "$d"
+}
+# at DIR ARGS...: ARGS with the fake devices and DIR as debugfs.
+at() {
+	dir=$1
+	shift
+	env LD_PRELOAD="$shim" PERCS_DEV_DIR="$tmp/dev" PERCS_SYSFS_DIR="$tmp/sys" \
+		PERCS_DEBUGFS_DIR="$dir" "$@"
+}
+# badlinks LINE...: a tree whose isr/links holds these lines, in $d.
+badlinks() {
+	tree bad
+	printf '%s\n' "$@" > "$d/isr/links"
+}
+# unpriv ARGS...: ARGS as a user debugfs is closed to, as it is to users:
+# nobody if we are root ($tmp is 0700), else ourselves on an unreadable isr/.
+cp -R "$tmp/dbg" "$tmp/locked"
+unpriv_skip=
+if [ "$(id -u)" = 0 ]; then
+	if ! command -v setpriv > /dev/null; then
+		unpriv_skip="setpriv missing"
+	elif ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$ctl"; then
+		unpriv_skip="nobody cannot run $ctl"
+	fi
+else
+	chmod 0 "$tmp/locked/isr"
+fi
+unpriv() {
+	if [ "$(id -u)" = 0 ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env PERCS_DEBUGFS_DIR="$tmp/locked" "$@"
+	else
+		env PERCS_DEBUGFS_DIR="$tmp/locked" "$@"
+	fi
 }
 
 n=0
@@ -96,6 +166,50 @@ $code" "$tmp/out" 2> "$tmp/err"; then
 	fi
 }
 
+# check_exact NAME WANT -- ARGS...: exit 0, nothing on stderr, stdout
+# exactly the lines of WANT.
+check_exact() {
+	name=$1
+	printf '%s\n' "$2" > "$tmp/want"
+	shift 3
+	n=$((n + 1))
+	"$@" > "$tmp/out" 2> "$tmp/err"
+	st=$?
+	if [ "$st" -eq 0 ] && [ ! -s "$tmp/err" ] && cmp -s "$tmp/want" "$tmp/out"; then
+		echo "ok $n - $name"
+	else
+		echo "#   exit status $st, stderr:"; sed 's/^/#     /' "$tmp/err"
+		diff -u "$tmp/want" "$tmp/out" | sed 's/^/#   /'
+		echo "not ok $n - $name"
+		failed=$((failed + 1))
+	fi
+}
+
+# check_file NAME FILE WANT -- ARGS...: exit 0, no output at all, and FILE
+# then holds exactly the line WANT (what the command wrote to debugfs).
+check_file() {
+	name=$1 file=$2
+	printf '%s\n' "$3" > "$tmp/want"
+	shift 4
+	n=$((n + 1))
+	"$@" > "$tmp/out" 2> "$tmp/err"
+	st=$?
+	if [ "$st" -eq 0 ] && [ ! -s "$tmp/err" ] && [ ! -s "$tmp/out" ] &&
+	   cmp -s "$tmp/want" "$file"; then
+		echo "ok $n - $name"
+	else
+		echo "#   exit status $st, output:"; sed 's/^/#     /' "$tmp/err" "$tmp/out"
+		echo "#   $file:"; sed 's/^/#     /' "$file"
+		echo "not ok $n - $name"
+		failed=$((failed + 1))
+	fi
+}
+
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
 echo "TAP version 13"
 echo "1..$NTESTS"
 check "--help prints usage, exit 0" 0 "" "usage:" -- "$ctl" --help
@@ -126,10 +240,28 @@ check "a file that is not an HFI, exit 1" 1 "PERCS_IOC_HFI_INFO" "" -- \
 	env PERCS_DEV_DIR="$tmp/plain" "$ctl" list
 
 check "topology" 0 "" "HFIs:  *8\$" -- fake "$ctl" topology
+check "topology: the spec from isr/topology" 0 "" "^spec:  *2x2\$" -- fake "$ctl" topology
+check "topology: links and D links per pair from isr/topology" 0 "" \
+	"^D links per pair:  *3\$" -- fake "$ctl" topology
 check_json "topology --json" "
+assert d == {'spec': '2x2', 'nr_supernodes': 2, 'hubs_per_supernode': 2,
+             'nr_hubs': 4, 'hfis_per_hub': 2, 'nr_hfis': 8,
+             'windows_per_hfi': 8, 'max_packet': 2048, 'flit_size': 128,
+             'nr_links': 6, 'd_links_per_pair': 3}, d" -- fake "$ctl" topology --json
+check_json "topology --json without isr/topology" "
 assert d == {'nr_supernodes': 2, 'hubs_per_supernode': 2, 'nr_hubs': 4,
              'hfis_per_hub': 2, 'nr_hfis': 8, 'windows_per_hfi': 8,
-             'max_packet': 2048, 'flit_size': 128}, d" -- fake "$ctl" topology --json
+             'max_packet': 2048, 'flit_size': 128}, d" -- nosys "$ctl" topology --json
+check_exact "topology without isr/topology: no spec line" "supernodes:          2
+hubs per supernode:  2
+hubs:                4
+HFIs per hub:        2
+HFIs:                8
+windows per HFI:     8
+max packet:          2048 bytes (128-byte flits)" -- nosys "$ctl" topology
+tree topo; echo "spec" >> "$d/isr/topology"
+check "topology: a malformed isr/topology, exit 1" 1 \
+	"isr/topology:7: 1 fields, expected 'NAME VALUE'" "^HFIs:  *8\$" -- at "$d" "$ctl" topology
 check "list: shape line" 0 "" "^2 supernodes x 2 hubs = 4 hubs, 8 HFIs\$" -- fake "$ctl" list
 check "list: one row per HFI" 0 "" "^percs-hfi7  *3  *1  *1  *8  *0\$" -- fake "$ctl" list
 check "list: sysfs preferred" 0 "" "^percs-hfi2  *1  *0  *0  *9  *0\$" -- fake "$ctl" list
@@ -156,6 +288,298 @@ check "windows --hfi 8: out of range, exit 2" 2 "the system has HFIs 0..7" "" --
 	fake "$ctl" windows --hfi 8
 check "a missing HFI device, exit 1" 1 "percs-hfi6: No such file" "*" -- \
 	sh -c "rm '$tmp/dev/percs-hfi6' && env LD_PRELOAD='$shim' PERCS_DEV_DIR='$tmp/dev' '$ctl' windows"
+# ---- the ISR: usage errors (exit 2, nothing written) ----
+check "--help names the ISR commands" 0 "" "link ID|all errors PPM" -- "$ctl" --help
+check "--help names PERCS_DEBUGFS_DIR" 0 "" "PERCS_DEBUGFS_DIR" -- "$ctl" --help
+check "links --class without a value, exit 2" 2 "option '--class' needs a value" "" -- \
+	fake "$ctl" links --class
+check "links --class XX, exit 2" 2 "bad link class 'XX': LL, LR or D" "" -- \
+	fake "$ctl" links --class XX
+check "links --hub x, exit 2" 2 "bad hub number 'x'" "" -- fake "$ctl" links --hub x
+check "links --hub=-1, exit 2" 2 "bad hub number '-1'" "" -- fake "$ctl" links --hub=-1
+check "links --hub 4: out of range, exit 2" 2 "--hub 4: the system has hubs 0..3" "" -- \
+	fake "$ctl" links --hub 4
+check "--down with isr, exit 2" 2 "--down applies to 'links' only, not 'isr'" "" -- \
+	fake "$ctl" isr --down
+check "--class with list, exit 2" 2 "--class applies to 'links' only, not 'list'" "" -- \
+	fake "$ctl" list --class D
+check "--depth with links, exit 2" 2 "--depth applies to 'reorder' only, not 'links'" "" -- \
+	fake "$ctl" links --depth 4
+check "--hold-us with link, exit 2" 2 "--hold-us applies to 'reorder' only, not 'link'" "" -- \
+	fake "$ctl" link 3 up --hold-us 4
+check "--json with link, exit 2" 2 \
+	"--json applies to 'list', 'windows', 'topology', 'links' and 'isr', not 'link'" "" -- \
+	fake "$ctl" --json link 3 down
+check "--json with reorder, exit 2" 2 "--json applies to .*, not 'reorder'" "" -- \
+	fake "$ctl" reorder 5 --json
+check "links with an argument, exit 2" 2 "unexpected argument 'D'" "" -- fake "$ctl" links D
+check "isr with an argument, exit 2" 2 "unexpected argument 'x'" "" -- fake "$ctl" isr x
+check "link alone, exit 2" 2 "link needs a link ID and an action: 'link ID up|down'" "" -- \
+	fake "$ctl" link
+check "link ID without an action, exit 2" 2 "link needs a link ID and an action" "" -- \
+	fake "$ctl" link 3
+check "link x down, exit 2" 2 "bad link ID 'x': a link number" "" -- fake "$ctl" link x down
+check "link -1 down, exit 2" 2 "bad link ID '-1'" "" -- fake "$ctl" link -1 down
+check "link 4294967296 down, exit 2" 2 "bad link ID '4294967296'" "" -- \
+	fake "$ctl" link 4294967296 down
+check "link 3 sideways, exit 2" 2 "link 3: unknown action 'sideways': up, down or errors PPM" "" -- \
+	fake "$ctl" link 3 sideways
+check "link all down, exit 2" 2 "'all' goes with 'errors' only" "" -- fake "$ctl" link all down
+check "link 3 down extra, exit 2" 2 "unexpected argument 'extra'" "" -- \
+	fake "$ctl" link 3 down extra
+check "link 3 errors without a rate, exit 2" 2 \
+	"link 3 errors needs a rate: errors per million flits, 0..500000" "" -- \
+	fake "$ctl" link 3 errors
+check "link 3 errors 500001, exit 2" 2 \
+	"bad error rate '500001': errors per million flits, 0..500000" "" -- \
+	fake "$ctl" link 3 errors 500001
+check "link all errors 1e3, exit 2" 2 "bad error rate '1e3'" "" -- \
+	fake "$ctl" link all errors 1e3
+check "link 3 errors 5 6, exit 2" 2 "unexpected argument '6'" "" -- \
+	fake "$ctl" link 3 errors 5 6
+check "reorder without a rate, exit 2" 2 \
+	"reorder needs a rate: packets per million held back, 0..1000000" "" -- fake "$ctl" reorder
+check "reorder 1000001, exit 2" 2 \
+	"bad reorder rate '1000001': packets per million held back, 0..1000000" "" -- \
+	fake "$ctl" reorder 1000001
+check "reorder -5, exit 2" 2 "bad reorder rate '-5'" "" -- fake "$ctl" reorder -5
+check "reorder ' 5', exit 2" 2 "bad reorder rate ' 5'" "" -- fake "$ctl" reorder " 5"
+check "reorder 5 6, exit 2" 2 "unexpected argument '6'" "" -- fake "$ctl" reorder 5 6
+check "reorder --depth 0, exit 2" 2 \
+	"bad --depth '0': a held packet is overtaken by 1..64 later packets" "" -- \
+	fake "$ctl" reorder 5 --depth 0
+check "reorder --depth=65, exit 2" 2 "bad --depth '65'" "" -- fake "$ctl" reorder 5 --depth=65
+check "reorder --depth without a value, exit 2" 2 "option '--depth' needs a value" "" -- \
+	fake "$ctl" reorder 5 --depth
+check "reorder --hold-us 0, exit 2" 2 \
+	"bad --hold-us '0': microseconds a packet is held at most, 1..1000000" "" -- \
+	fake "$ctl" reorder 5 --hold-us 0
+check "reorder --hold-us=1000001, exit 2" 2 "bad --hold-us '1000001'" "" -- \
+	fake "$ctl" reorder 5 --hold-us=1000001
+tree nowrite
+check "usage errors write nothing" 0 "" "" -- sh -c "
+	for a in 'link 3 errors 500001' 'link all down' 'reorder 7 --depth 0' 'reorder x'; do
+		env PERCS_DEBUGFS_DIR='$d' '$ctl' \$a 2> /dev/null && exit 1
+	done
+	cmp -s '$d/isr/link_error' '$tmp/dbg/isr/link_error' &&
+	cmp -s '$d/isr/link_down' '$tmp/dbg/isr/link_down' &&
+	cmp -s '$d/isr/reorder_ppm' '$tmp/dbg/isr/reorder_ppm'"
+
+# ---- links ----
+check "links: header" 0 "" "^   ID CLASS HUB-A HUB-B PORT-A PORT-B STATE ERROR-PPM    PACKETS      FLITS  FLITS-VC0  FLITS-VC1  FLITS-VC2  REPLAYS    DROPS\$" -- \
+	fake "$ctl" links
+check "links: a link down with errors" 0 "" \
+	"^    3 D         1     3     16     16 down       2000          5         80         30         50          0        3        0\$" -- \
+	fake "$ctl" links
+check "links: a 64-bit counter" 0 "" "^    5 D .* 18446744073709551615 " -- fake "$ctl" links
+check_exact "links --hub 2" "   ID CLASS HUB-A HUB-B PORT-A PORT-B STATE ERROR-PPM    PACKETS      FLITS  FLITS-VC0  FLITS-VC1  FLITS-VC2  REPLAYS    DROPS
+    1 LL        2     3      0      0 up            0          7         21         21          0          0        0        0
+    2 D         0     2     16     16 up            0         30         95         40         55          0        0        0" -- \
+	fake "$ctl" links --hub 2
+check_exact "links --class D --down" "   ID CLASS HUB-A HUB-B PORT-A PORT-B STATE ERROR-PPM    PACKETS      FLITS  FLITS-VC0  FLITS-VC1  FLITS-VC2  REPLAYS    DROPS
+    3 D         1     3     16     16 down       2000          5         80         30         50          0        3        0" -- \
+	fake "$ctl" links --class D --down
+check_json "links --json: every link, every field" "
+assert isinstance(d, list) and [x['id'] for x in d] == list(range(6)), d
+keys = ['id', 'class', 'hub_a', 'hub_b', 'port_a', 'port_b', 'state', 'error_ppm',
+        'packets', 'flits', 'flits_vc0', 'flits_vc1', 'flits_vc2', 'replays', 'drops']
+for x in d:
+    assert list(x) == keys, x
+    assert all(type(x[k]) is int for k in keys if k not in ('class', 'state')), x
+assert d[3] == {'id': 3, 'class': 'D', 'hub_a': 1, 'hub_b': 3, 'port_a': 16,
+                'port_b': 16, 'state': 'down', 'error_ppm': 2000, 'packets': 5,
+                'flits': 80, 'flits_vc0': 30, 'flits_vc1': 50, 'flits_vc2': 0,
+                'replays': 3, 'drops': 0}, d[3]
+assert [x['class'] for x in d] == ['LL', 'LL', 'D', 'D', 'LR', 'D']
+assert [x['state'] for x in d] == ['up', 'up', 'up', 'down', 'down', 'up']
+assert d[5]['packets'] == 2**64 - 1" -- fake "$ctl" --json links
+check_json "links --json --class lr (any case)" "
+assert [x['id'] for x in d] == [4], d" -- fake "$ctl" links --json --class lr
+check_json "links --json --down" "
+assert [x['id'] for x in d] == [3, 4], d" -- fake "$ctl" links --json --down
+check_json "links --json --hub 3 --class d --down" "
+assert [x['id'] for x in d] == [3], d" -- fake "$ctl" links --json --hub 3 --class d --down
+check_json "links --json --hub=0 --class LL" "
+assert [x['id'] for x in d] == [0], d" -- fake "$ctl" links --json --hub=0 --class LL
+check_json "links --json: nothing matches" "
+assert d == [], d" -- fake "$ctl" links --json --hub 3 --class LR
+badlinks "state class latency_ns id hub_b hub_a port_a port_b error_ppm packets flits flits_vc0 flits_vc1 flits_vc2 replays drops note" \
+	"up LL 250 0 1 0 0 0 0 12 40 40 0 0 0 0 ok" \
+	"down D 007 1 4 3 16 16 2000 5 80 30 50 0 3 0 -"
+check_json "links --json: columns by header name, new ones passed on" "
+assert [x['id'] for x in d] == [0, 1], d
+assert d[1]['hub_a'] == 3 and d[1]['state'] == 'down' and d[1]['replays'] == 3, d[1]
+assert d[0]['latency_ns'] == 250 and d[0]['note'] == 'ok', d[0]
+assert d[1]['latency_ns'] == '007' and d[1]['note'] == '-', d[1]" -- at "$d" "$ctl" links --json
+check "links: columns by header name" 0 "" \
+	"^    1 D         3     4     16     16 down       2000 " -- at "$d" "$ctl" links
+tree notopo; rm "$d/isr/topology"
+check_json "links --hub 9 without isr/topology: no range, no link" "
+assert d == [], d" -- at "$d" "$ctl" links --json --hub 9
+
+# ---- links: a malformed or missing isr/links (exit 1) ----
+badlinks "id class hub_a hub_b port_a port_b state error_ppm packets flits flits_vc0 flits_vc1 flits_vc2 replays"
+check "links: a column missing from the header" 1 "isr/links:1: the header lacks column 'drops'" "" -- \
+	at "$d" "$ctl" links
+badlinks "$HDR packets"
+check "links: a column named twice" 1 "isr/links:1: the header names column 'packets' twice" "" -- \
+	at "$d" "$ctl" links
+badlinks
+rm -f "$d/isr/links"; : > "$d/isr/links"
+check "links: an empty file" 1 "isr/links: empty, expected the header line" "" -- \
+	at "$d" "$ctl" links --json
+badlinks "$HDR" "0 LL 0 1 0 0 up 0 12 40 40 0 0 0 0" "1 LL 2 3 0 0 up 0 7 21 21 0 0 0"
+check "links: a short line" 1 "isr/links:3: 14 fields, the header names 15" "" -- \
+	at "$d" "$ctl" links
+badlinks "$HDR" "0 LX 0 1 0 0 up 0 12 40 40 0 0 0 0"
+check "links: a bad class" 1 "isr/links:2: class 'LX' is not LL, LR or D" "" -- \
+	at "$d" "$ctl" links
+badlinks "$HDR" "0 LL 0 1 0 0 sideways 0 12 40 40 0 0 0 0"
+check "links: a bad state" 1 "isr/links:2: state 'sideways' is not up or down" "" -- \
+	at "$d" "$ctl" links --json
+badlinks "$HDR" "" "0 LL 0 1 0 0 up 0 12a 40 40 0 0 0 0"
+check "links: a bad number" 1 "isr/links:3: packets '12a' is not a decimal number" "" -- \
+	at "$d" "$ctl" links
+badlinks "$HDR" "0 LL 0 1 0 0 up 0 12 -1 40 0 0 0 0"
+check "links: a negative number" 1 "isr/links:2: flits '-1' is not a decimal number" "" -- \
+	at "$d" "$ctl" links
+badlinks "$HDR" "0 LL 0 1 0 0 up 0 12 40 40 0 0 18446744073709551616 0"
+check "links: a number past 64 bits" 1 \
+	"isr/links:2: replays '18446744073709551616' is out of range (64 bits)" "" -- \
+	at "$d" "$ctl" links
+tree nolinks; rm "$d/isr/links"
+check "links: isr/links missing" 1 "$d/isr/links: No such file or directory" "" -- \
+	at "$d" "$ctl" links
+check "links without the module or debugfs, exit 1" 1 \
+	"percs module not loaded or debugfs not mounted: $tmp/nodbg missing" "" -- \
+	nosys "$ctl" links
+if [ -n "$unpriv_skip" ]; then
+	skip "links as a user: root only" "$unpriv_skip"
+else
+	check "links as a user: root only" 1 \
+		"isr/links: Permission denied (the ISR's debugfs files are root only)" "" -- \
+		unpriv "$ctl" links
+fi
+
+# ---- link: the writes, and the kernel's refusals (exit 1) ----
+tree w
+check_file "link 3 up writes isr/link_up" "$d/isr/link_up" 3 -- at "$d" "$ctl" link 3 up
+check_file "link 2 down writes isr/link_down" "$d/isr/link_down" 2 -- at "$d" "$ctl" link 2 down
+check_file "link 005 down writes 5" "$d/isr/link_down" 5 -- at "$d" "$ctl" link 005 down
+check_file "link 3 errors 2000 writes isr/link_error" "$d/isr/link_error" "3 2000" -- \
+	at "$d" "$ctl" link 3 errors 2000
+check_file "link all errors 0 writes isr/link_error" "$d/isr/link_error" "all 0" -- \
+	at "$d" "$ctl" link all errors 0
+check_file "link all errors 500000: the top of the range" "$d/isr/link_error" "all 500000" -- \
+	at "$d" "$ctl" link all errors 500000
+check "link 999 down: no such link, exit 1" 1 "^percs-ctl: link 999: no such link\$" "" -- \
+	at "$d" "$ctl" link 999 down
+check "link 6 up: no such link, exit 1" 1 "^percs-ctl: link 6: no such link\$" "" -- \
+	at "$d" "$ctl" link 6 up
+check "link 999 errors 10: no such link, exit 1" 1 "^percs-ctl: link 999: no such link\$" "" -- \
+	at "$d" "$ctl" link 999 errors 10
+check "link 3 errors 10 refused with EINVAL, exit 1" 1 \
+	"^percs-ctl: link 3 errors 10: Invalid argument\$" "" -- \
+	env PERCS_FAKE_WRITE_ERRNO=22 LD_PRELOAD="$shim" PERCS_DEBUGFS_DIR="$d" "$ctl" link 3 errors 10
+check "link 3 down refused with EBUSY, exit 1" 1 \
+	"^percs-ctl: link 3 down: Device or resource busy\$" "" -- \
+	env PERCS_FAKE_WRITE_ERRNO=16 LD_PRELOAD="$shim" PERCS_DEBUGFS_DIR="$d" "$ctl" link 3 down
+tree dir; rm "$d/isr/link_down"; mkdir "$d/isr/link_down"
+check "link 3 down: a directory in place of isr/link_down, exit 1" 1 \
+	"$d/isr/link_down: Is a directory" "" -- at "$d" "$ctl" link 3 down
+tree old; rm "$d/isr/link_error"
+check "link 3 errors 5: isr/link_error missing, exit 1" 1 \
+	"$d/isr/link_error: No such file or directory" "" -- at "$d" "$ctl" link 3 errors 5
+check "link 3 up without the module or debugfs, exit 1" 1 \
+	"percs module not loaded or debugfs not mounted" "" -- nosys "$ctl" link 3 up
+if [ -n "$unpriv_skip" ]; then
+	skip "link 3 down as a user: root only" "$unpriv_skip"
+else
+	check "link 3 down as a user: root only" 1 \
+		"isr/link_down: Permission denied (the ISR's debugfs files are root only)" "" -- \
+		unpriv "$ctl" link 3 down
+fi
+
+# ---- reorder ----
+tree r
+check_file "reorder 100000 writes isr/reorder_ppm" "$d/isr/reorder_ppm" 100000 -- \
+	at "$d" "$ctl" reorder 100000
+check "reorder PPM leaves depth and hold time alone" 0 "" "" -- \
+	sh -c "[ \"\$(cat '$d/isr/reorder_depth' '$d/isr/hold_us')\" = '8
+200' ]"
+tree r
+check_file "reorder 0 --depth 4 --hold-us=50: the rate" "$d/isr/reorder_ppm" 0 -- \
+	at "$d" "$ctl" reorder 0 --depth 4 --hold-us=50
+check "reorder 0 --depth 4 --hold-us=50: depth and hold time" 0 "" "" -- \
+	sh -c "[ \"\$(cat '$d/isr/reorder_depth' '$d/isr/hold_us')\" = '4
+50' ]"
+check_file "reorder 1000000 --depth 64 --hold-us 1000000: the tops of the ranges" \
+	"$d/isr/reorder_depth" 64 -- at "$d" "$ctl" reorder 1000000 --depth 64 --hold-us 1000000
+tree r; rm "$d/isr/reorder_depth"; mkdir "$d/isr/reorder_depth"
+check "reorder: depth refused, exit 1" 1 "$d/isr/reorder_depth: Is a directory" "" -- \
+	at "$d" "$ctl" reorder 7 --depth 4
+check "reorder: depth refused, the rate left alone" 0 "" "^0\$" -- cat "$d/isr/reorder_ppm"
+tree r
+check "reorder 5 refused with EINVAL, exit 1" 1 "^percs-ctl: reorder_ppm 5: Invalid argument\$" "" -- \
+	env PERCS_FAKE_WRITE_ERRNO=22 LD_PRELOAD="$shim" PERCS_DEBUGFS_DIR="$d" "$ctl" reorder 5
+check "reorder --hold-us 9 refused with EPERM, exit 1" 1 \
+	"^percs-ctl: hold_us 9: Operation not permitted\$" "" -- \
+	env PERCS_FAKE_WRITE_ERRNO=1 LD_PRELOAD="$shim" PERCS_DEBUGFS_DIR="$d" "$ctl" reorder 5 --hold-us 9
+check "reorder without the module or debugfs, exit 1" 1 \
+	"percs module not loaded or debugfs not mounted" "" -- nosys "$ctl" reorder 5
+
+# ---- isr ----
+check_exact "isr" "topology:
+  spec                 2x2
+  supernodes           2
+  hubs_per_supernode   2
+  hubs                 4
+  links                6
+  d_links_per_pair     3
+knobs:
+  reorder_ppm          0
+  reorder_depth        8
+  hold_us              200
+flight:
+  in_flight            1
+  held                 17
+  discarded            2" -- fake "$ctl" isr
+check_json "isr --json" "
+assert d == {'topology': {'spec': '2x2', 'supernodes': 2, 'hubs_per_supernode': 2,
+                          'hubs': 4, 'links': 6, 'd_links_per_pair': 3},
+             'knobs': {'reorder_ppm': 0, 'reorder_depth': 8, 'hold_us': 200},
+             'flight': {'in_flight': 1, 'held': 17, 'discarded': 2}}, d" -- fake "$ctl" --json isr
+tree r
+check_json "isr --json after reorder shows the new knobs" "
+assert d['knobs'] == {'reorder_ppm': 250000, 'reorder_depth': 3, 'hold_us': 1000}, d" -- \
+	sh -c "env LD_PRELOAD='$shim' PERCS_DEBUGFS_DIR='$d' '$ctl' reorder 250000 --depth 3 --hold-us 1000 &&
+	       env PERCS_DEBUGFS_DIR='$d' '$ctl' isr --json"
+tree notopo; rm "$d/isr/topology"
+check_json "isr --json without isr/topology" "
+assert sorted(d) == ['flight', 'knobs'], d" -- at "$d" "$ctl" isr --json
+check "isr without isr/topology: no topology section" 0 "" "^knobs:\$" -- at "$d" "$ctl" isr
+tree bad; printf '%s\n' "in_flight 0" "held x" "discarded 0" > "$d/isr/flight"
+check "isr: a bad flight counter, exit 1" 1 "isr/flight:2: held 'x' is not a number" "" -- \
+	at "$d" "$ctl" isr
+tree bad; printf '%s\n' "in_flight 0 0" > "$d/isr/flight"
+check "isr: a flight line of 3 fields, exit 1" 1 "isr/flight:1: 3 fields, expected 'NAME VALUE'" "" -- \
+	at "$d" "$ctl" isr --json
+tree bad; printf '%s\n' "spec 2x2" "hubs 4" "hubs 4" > "$d/isr/topology"
+check "isr: a name twice, exit 1" 1 "isr/topology:3: 'hubs' twice" "" -- at "$d" "$ctl" isr
+tree bad; echo "eight" > "$d/isr/reorder_depth"
+check "isr: a knob that is not a number, exit 1" 1 \
+	"isr/reorder_depth:1: expected one number from 0 to 4294967295" "" -- at "$d" "$ctl" isr
+tree bad; rm "$d/isr/hold_us"
+check "isr: a knob missing, exit 1" 1 "$d/isr/hold_us: No such file or directory" "" -- \
+	at "$d" "$ctl" isr
+check "isr without the module or debugfs, exit 1" 1 \
+	"percs module not loaded or debugfs not mounted: $tmp/nodbg missing" "" -- nosys "$ctl" isr
+if [ -n "$unpriv_skip" ]; then
+	skip "isr as a user: root only" "$unpriv_skip"
+else
+	check "isr as a user: root only" 1 "Permission denied (the ISR's debugfs files are root only)" "" -- \
+		unpriv "$ctl" isr
+fi
 echo "# $((n - failed)) passed, $failed failed"
 [ "$n" -eq "$NTESTS" ] || echo "# ran $n tests, planned $NTESTS"
 [ "$failed" -eq 0 ] && [ "$n" -eq "$NTESTS" ]

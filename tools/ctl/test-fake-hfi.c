@@ -5,13 +5,23 @@
  * emulating 2 supernodes x 2 hubs (8 HFIs of 8 windows) would.  In use:
  * HFI 0 windows 1 (kick) and 5 (poll), HFI 3 window 0.  Every other
  * ioctl goes to the C library.
+ *
+ * It also plays the kernel's part for writes to the ISR's debugfs control
+ * files (plain files in a directory named isr: link_up, link_down,
+ * link_error and the knobs reorder_ppm, reorder_depth, hold_us): a write
+ * the kernel would refuse fails with its errno (EINVAL: not a number or
+ * out of range; ENOENT: a link id that is not in the first column of the
+ * sibling file "links"), any other is stored.  PERCS_FAKE_WRITE_ERRNO=N
+ * makes every write to those files fail with errno N instead.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/percs.h>
@@ -96,4 +106,134 @@ int ioctl(int fd, unsigned long req, ...)
 	if (!real)
 		real = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
 	return real(fd, req, arg);
+}
+
+/* The path of @fd in @path; false if it has none. */
+static bool fd_path(int fd, char *path, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, len - 1);
+	if (n < 0)
+		return false;
+	path[n] = 0;
+	return true;
+}
+
+/* kstrtou32(s, base, ...) as the kernel does it: one trailing newline. */
+static bool kstrtou32(const char *s, int base, uint32_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	x = strtoull(s, &end, base);
+	if (*end == '\n')
+		end++;
+	if (errno || *end || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+/* Is @id in the first column of @dir/links (after its header)? */
+static bool link_exists(const char *dir, uint32_t id)
+{
+	char path[4200], line[512];
+	bool found = false;
+	unsigned long v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/links", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f))
+		while (!found && fgets(line, sizeof(line), f))
+			found = sscanf(line, "%lu", &v) == 1 && v == id;
+	fclose(f);
+	return found;
+}
+
+/* The errno the kernel would answer @text written to isr/@name with. */
+static int isr_refusal(const char *dir, const char *name, const char *text)
+{
+	static const struct {
+		const char *name;
+		uint32_t min, max;
+	} knobs[] = {
+		{ "reorder_ppm", 0, 1000000 },
+		{ "reorder_depth", 1, 64 },
+		{ "hold_us", 1, 1000000 },
+	};
+	char id[32], ppm[32];
+	uint32_t n, rate;
+
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+		if (!strcmp(name, knobs[i].name))
+			return kstrtou32(text, 0, &n) && n >= knobs[i].min &&
+			       n <= knobs[i].max ? 0 : EINVAL;
+	if (!strcmp(name, "link_up") || !strcmp(name, "link_down")) {
+		if (!kstrtou32(text, 10, &n))
+			return EINVAL;
+		return link_exists(dir, n) ? 0 : ENOENT;
+	}
+	/* link_error: "ID PPM" or "all PPM" */
+	if (sscanf(text, "%31s %31s", id, ppm) != 2 ||
+	    !kstrtou32(ppm, 10, &rate) || rate > 500000)
+		return EINVAL;
+	if (!strcmp(id, "all"))
+		return 0;
+	if (!kstrtou32(id, 10, &n))
+		return EINVAL;
+	return link_exists(dir, n) ? 0 : ENOENT;
+}
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	static ssize_t (*real)(int, const void *, size_t);
+	static const char *const files[] = {
+		"link_up", "link_down", "link_error", "reorder_ppm",
+		"reorder_depth", "hold_us",
+	};
+	char path[4096], text[128];
+	const char *force;
+	char *base;
+	int err;
+
+	if (!real)
+		real = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT,
+								     "write");
+	if (!fd_path(fd, path, sizeof(path)))
+		return real(fd, buf, len);
+	base = strrchr(path, '/');
+	if (!base || base - path < 4 || strncmp(base - 4, "/isr", 4))
+		return real(fd, buf, len);
+	*base++ = 0;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (strcmp(base, files[i]))
+			continue;
+		force = getenv("PERCS_FAKE_WRITE_ERRNO");
+		if (force && *force) {
+			errno = atoi(force);
+			return -1;
+		}
+		if (len >= sizeof(text)) {
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(text, buf, len);
+		text[len] = 0;
+		err = isr_refusal(path, base, text);
+		if (err) {
+			errno = err;
+			return -1;
+		}
+		break;
+	}
+	return real(fd, buf, len);
 }
