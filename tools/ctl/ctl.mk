@@ -14,7 +14,9 @@ CTL_BIN := $(BUILD)/tools/percs-ctl
 CTL_LIB := $(BUILD)/lib/libpercs.a
 CTL_SAN_BIN := $(BUILD)/tools/percs-ctl-san
 CTL_SAN_LIB := $(BUILD)/lib/libpercs-san.a
-CTL_HDRS := $(SRC)/lib/percs.h $(SRC)/include/uapi/linux/percs.h
+CTL_SRCS := $(SRC)/tools/ctl/percs-ctl.c $(SRC)/tools/ctl/isr.c
+CTL_HDRS := $(SRC)/tools/ctl/ctl.h $(SRC)/lib/percs.h \
+	$(SRC)/include/uapi/linux/percs.h
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
@@ -25,13 +27,13 @@ CTL_MAN := $(if $(SCDOC),$(BUILD)/man/percs-ctl.1)
 all: ctl
 ctl: $(CTL_BIN) $(CTL_MAN)
 
-$(CTL_BIN): $(SRC)/tools/ctl/percs-ctl.c $(CTL_LIB) $(CTL_HDRS)
+$(CTL_BIN): $(CTL_SRCS) $(CTL_LIB) $(CTL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -o $@ $< $(CTL_LIB)
+	$(CC) $(CFLAGS_COMMON) -o $@ $(CTL_SRCS) $(CTL_LIB)
 
-$(CTL_SAN_BIN): $(SRC)/tools/ctl/percs-ctl.c $(CTL_SAN_LIB) $(CTL_HDRS)
+$(CTL_SAN_BIN): $(CTL_SRCS) $(CTL_SAN_LIB) $(CTL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $< $(CTL_SAN_LIB)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $(CTL_SRCS) $(CTL_SAN_LIB)
 
 $(BUILD)/man/percs-ctl.1: $(SRC)/tools/ctl/percs-ctl.1.scd
 	@mkdir -p $(@D)

@@ -13,14 +13,13 @@
  *                                        out-of-order delivery
  *   percs-ctl isr                        ISR topology, knobs, flight counters
  *
- * The first three ask the HFI devices and sysfs; the ISR commands read and
- * write debugfs (PERCS_DEBUGFS_DIR/isr/, root only).  list, windows,
+ * The first three ask the HFI devices and sysfs; the ISR commands (isr.c)
+ * read and write debugfs (PERCS_DEBUGFS_DIR/isr/, root only).  list, windows,
  * topology, links and isr take --json.  Exit status: 0 success, 1 the
  * system could not be inspected or refused a change, 2 bad usage.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -28,24 +27,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "ctl.h"
 #include "percs.h"
 
-#define EXIT_USAGE	2
-
-/* The ranges the kernel enforces on the ISR's debugfs knobs (EINVAL outside). */
-#define ISR_ERROR_PPM_MAX	500000u
-#define ISR_REORDER_PPM_MAX	1000000u
-#define ISR_DEPTH_MIN		1u
-#define ISR_DEPTH_MAX		64u
-#define ISR_HOLD_US_MIN		1u
-#define ISR_HOLD_US_MAX		1000000u
-
-static const char *prog = "percs-ctl";
+const char *prog = "percs-ctl";
 
 static void usage(FILE *f)
 {
@@ -85,8 +72,7 @@ static void usage(FILE *f)
 		ISR_REORDER_PPM_MAX, ISR_DEPTH_MAX, ISR_HOLD_US_MAX);
 }
 
-static int __attribute__((format(printf, 1, 2)))
-usage_error(const char *fmt, ...)
+int usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -98,7 +84,7 @@ usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-static const char *env_or(const char *name, const char *def)
+const char *env_or(const char *name, const char *def)
 {
 	const char *v = getenv(name);
 
@@ -107,7 +93,7 @@ static const char *env_or(const char *name, const char *def)
 
 /* ---- JSON output --------------------------------------------------------- */
 
-static void json_str(const char *s)
+void json_str(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {
@@ -145,12 +131,7 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
-/* "key":value pairs, with the separator taken care of. */
-struct jobj {
-	bool first;
-};
-
-static void jkey(struct jobj *o, const char *key)
+void jkey(struct jobj *o, const char *key)
 {
 	if (!o->first)
 		putchar(',');
@@ -159,13 +140,13 @@ static void jkey(struct jobj *o, const char *key)
 	putchar(':');
 }
 
-static void jstr(struct jobj *o, const char *key, const char *val)
+void jstr(struct jobj *o, const char *key, const char *val)
 {
 	jkey(o, key);
 	json_str(val);
 }
 
-static void ju64(struct jobj *o, const char *key, uint64_t val)
+void ju64(struct jobj *o, const char *key, uint64_t val)
 {
 	jkey(o, key);
 	printf("%" PRIu64, val);
@@ -293,621 +274,22 @@ static int hfi_describe(struct sys *s, unsigned int n, struct percs_hfi_info *d)
 	return err;
 }
 
-/* ---- the ISR's debugfs files ------------------------------------------------- */
-
-static const char *debugfs_dir(void)
-{
-	return env_or("PERCS_DEBUGFS_DIR", "/sys/kernel/debug/percs");
-}
-
-/* isr/@name in @buf; false after a message if the path does not fit. */
-static bool isr_path(char *buf, size_t len, const char *name)
-{
-	int n = snprintf(buf, len, "%s/isr/%s", debugfs_dir(), name);
-
-	if (n < 0 || (size_t)n >= len) {
-		fprintf(stderr, "%s: %s/isr/%s: %s\n", prog, debugfs_dir(), name,
-			strerror(ENAMETOOLONG));
-		return false;
-	}
-	return true;
-}
-
-/* Say why the ISR file @path could not be opened (errno @err). */
-static void isr_open_error(const char *path, int err)
-{
-	const char *root = debugfs_dir();
-	struct stat st;
-
-	if (err == ENOENT && stat(root, &st) && errno == ENOENT)
-		fprintf(stderr, "%s: percs module not loaded or debugfs not mounted: %s missing\n",
-			prog, root);
-	else if (err == EACCES || err == EPERM)
-		fprintf(stderr, "%s: %s: %s (the ISR's debugfs files are root only)\n",
-			prog, path, strerror(err));
-	else
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(err));
-}
-
-/* What a file that cannot be opened means. */
-enum isr_need {
-	ISR_REQUIRED,		/* an error */
-	ISR_IF_PRESENT,		/* nothing if it does not exist, else an error */
-	ISR_QUIET,		/* nothing, whatever the reason */
-};
-
-/*
- * Open isr/@name for reading, its path in @path.  Returns 0 with *@f open,
- * or NULL if @need lets the file be left out; 1 after a message.
- */
-static int isr_fopen(const char *name, enum isr_need need, FILE **f,
-		     char *path, size_t len)
-{
-	*f = NULL;
-	if (!isr_path(path, len, name))
-		return 1;
-	*f = fopen(path, "re");
-	if (*f || need == ISR_QUIET || (need == ISR_IF_PRESENT && errno == ENOENT))
-		return 0;
-	isr_open_error(path, errno);
-	return 1;
-}
-
-static void __attribute__((format(printf, 3, 4)))
-file_error(const char *path, size_t line, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: %s", prog, path);
-	if (line)
-		fprintf(stderr, ":%zu", line);
-	fputs(": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-/*
- * Read one line of @f into *@line without its newline.  Returns 1, 0 at
- * the end of the file, -1 after a message (read error, NUL byte).
- */
-static int read_line(FILE *f, const char *path, size_t lineno, char **line,
-		     size_t *cap)
-{
-	ssize_t len;
-
-	errno = 0;
-	len = getline(line, cap, f);
-	if (len < 0) {
-		if (ferror(f)) {
-			file_error(path, 0, "%s", strerror(errno ? errno : EIO));
-			return -1;
-		}
-		return 0;
-	}
-	if (len && (*line)[len - 1] == '\n')
-		(*line)[--len] = 0;
-	if (memchr(*line, 0, (size_t)len)) {
-		file_error(path, lineno, "a NUL byte in the line");
-		return -1;
-	}
-	return 1;
-}
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/*
- * Split @line in place at blanks; store at most @max fields in @tok.
- * Returns the number of fields in the line (more than @max if it has more).
- */
-static size_t split(char *line, char **tok, size_t max)
-{
-	size_t n = 0;
-	char *p = line;
-
-	for (;;) {
-		while (is_blank(*p))
-			p++;
-		if (!*p)
-			return n;
-		if (n < max)
-			tok[n] = p;
-		n++;
-		while (*p && !is_blank(*p))
-			p++;
-		if (*p && n <= max)
-			*p++ = 0;
-	}
-}
-
-/*
- * A decimal u64 with nothing around it: 0, or -1 if @s is not a decimal
- * number, -2 if it does not fit.
- */
-static int parse_dec_u64(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end)
-		return -1;
-	if (errno == ERANGE || v > UINT64_MAX)
-		return -2;
-	*out = v;
-	return 0;
-}
-
-/* A value of a debugfs file printed as a JSON number, not a string. */
-static bool json_number(const char *s)
-{
-	if (*s == '-')
-		s++;
-	if (!isdigit((unsigned char)*s) || (*s == '0' && s[1]))
-		return false;
-	while (isdigit((unsigned char)*s))
-		s++;
-	return !*s;
-}
-
-static void jraw(struct jobj *o, const char *key, const char *val)
-{
-	jkey(o, key);
-	if (json_number(val))
-		fputs(val, stdout);
-	else
-		json_str(val);
-}
-
-/* ---- "name value" files: isr/flight, isr/topology ---- */
-
-#define KV_MAX	32
-
-struct kv_file {
-	char path[PATH_MAX];
-	bool present;
-	unsigned int n;
-	char *key[KV_MAX], *val[KV_MAX];
-};
-
-static void kv_free(struct kv_file *kv)
-{
-	for (unsigned int i = 0; i < kv->n; i++) {
-		free(kv->key[i]);
-		free(kv->val[i]);
-	}
-	kv->n = 0;
-}
-
-static const char *kv_get(const struct kv_file *kv, const char *key)
-{
-	for (unsigned int i = 0; i < kv->n; i++)
-		if (!strcmp(kv->key[i], key))
-			return kv->val[i];
-	return NULL;
-}
-
-static bool kv_u64(const struct kv_file *kv, const char *key, uint64_t *v)
-{
-	const char *s = kv_get(kv, key);
-
-	return s && !parse_dec_u64(s, v);
-}
-
-static bool kv_name_ok(const char *s)
-{
-	for (; *s; s++)
-		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
-		    *s != '_')
-			return false;
-	return true;
-}
-
-/*
- * Read isr/@name, one "name value" pair a line, names unique, every value
- * a decimal number but that of @text_key (NULL: none).  @need as for
- * isr_fopen(); a file left out has present false.  Returns 0, or 1 after a
- * message.
- */
-static int kv_read(const char *name, enum isr_need need, const char *text_key,
-		   struct kv_file *kv)
-{
-	size_t cap = 0, lineno = 0;
-	char *line = NULL;
-	int ret = 0, r;
-	FILE *f;
-
-	memset(kv, 0, sizeof(*kv));
-	if (isr_fopen(name, need, &f, kv->path, sizeof(kv->path)))
-		return 1;
-	if (!f)
-		return 0;
-	kv->present = true;
-	while ((r = read_line(f, kv->path, ++lineno, &line, &cap)) > 0) {
-		char *tok[2];
-		uint64_t v;
-		size_t n = split(line, tok, 2);
-
-		if (!n)
-			continue;
-		if (n != 2) {
-			file_error(kv->path, lineno,
-				   "%zu fields, expected 'NAME VALUE'", n);
-			ret = 1;
-			break;
-		}
-		if (!kv_name_ok(tok[0])) {
-			file_error(kv->path, lineno, "bad name '%s'", tok[0]);
-			ret = 1;
-			break;
-		}
-		if (kv_get(kv, tok[0])) {
-			file_error(kv->path, lineno, "'%s' twice", tok[0]);
-			ret = 1;
-			break;
-		}
-		if ((!text_key || strcmp(tok[0], text_key)) &&
-		    !(json_number(tok[1]) && (tok[1][0] == '-' ||
-					      !parse_dec_u64(tok[1], &v)))) {
-			file_error(kv->path, lineno, "%s '%s' is not a number",
-				   tok[0], tok[1]);
-			ret = 1;
-			break;
-		}
-		if (kv->n == KV_MAX) {
-			file_error(kv->path, lineno, "more than %d lines",
-				   KV_MAX);
-			ret = 1;
-			break;
-		}
-		kv->key[kv->n] = strdup(tok[0]);
-		kv->val[kv->n] = strdup(tok[1]);
-		if (!kv->key[kv->n] || !kv->val[kv->n]) {
-			free(kv->key[kv->n]);
-			free(kv->val[kv->n]);
-			fprintf(stderr, "%s: out of memory\n", prog);
-			ret = 1;
-			break;
-		}
-		kv->n++;
-	}
-	if (r < 0)
-		ret = 1;
-	free(line);
-	fclose(f);
-	if (ret)
-		kv_free(kv);
-	return ret;
-}
-
-/* Read the u32 knob isr/@name.  Returns 0, or 1 after a message. */
-static int knob_read(const char *name, uint32_t *val)
-{
-	char path[PATH_MAX];
-	size_t cap = 0;
-	char *line = NULL, *tok[2];
-	uint64_t v = 0;
-	int ret = 1, r;
-	FILE *f;
-
-	if (isr_fopen(name, ISR_REQUIRED, &f, path, sizeof(path)))
-		return 1;
-	r = read_line(f, path, 1, &line, &cap);
-	if (r == 0)
-		file_error(path, 0, "empty, expected a number");
-	else if (r > 0 && (split(line, tok, 2) != 1 ||
-			   parse_dec_u64(tok[0], &v) || v > UINT32_MAX))
-		file_error(path, 1, "expected one number from 0 to %u",
-			   UINT32_MAX);
-	else if (r > 0 && read_line(f, path, 2, &line, &cap) != 0)
-		file_error(path, 2, "expected one line");
-	else if (r > 0)
-		ret = 0;
-	if (!ret)
-		*val = (uint32_t)v;
-	free(line);
-	fclose(f);
-	return ret;
-}
-
-/*
- * Write @text to isr/@name in one write().  Returns 0; the errno with
- * which the kernel refused it, for the caller to put in context; or -1
- * after a message if the file could not be opened.
- */
-static int isr_write(const char *name, const char *text)
-{
-	size_t len = strlen(text);
-	char path[PATH_MAX];
-	int fd, err = 0;
-	ssize_t n;
-
-	if (!isr_path(path, sizeof(path), name))
-		return -1;
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0) {
-		isr_open_error(path, errno);
-		return -1;
-	}
-	n = write(fd, text, len);
-	if (n < 0)
-		err = errno;
-	else if ((size_t)n != len)
-		err = EIO;
-	if (close(fd) && !err)
-		err = errno;
-	return err;
-}
-
-/* ---- isr/links ---- */
-
-enum link_col {
-	LC_ID, LC_CLASS, LC_HUB_A, LC_HUB_B, LC_PORT_A, LC_PORT_B, LC_STATE,
-	LC_ERROR_PPM, LC_PACKETS, LC_FLITS, LC_FLITS_VC0, LC_FLITS_VC1,
-	LC_FLITS_VC2, LC_REPLAYS, LC_DROPS, LC_NR
-};
-
-/* The header names of the columns percs-ctl knows, also its JSON keys. */
-static const char *const link_col_name[LC_NR] = {
-	"id", "class", "hub_a", "hub_b", "port_a", "port_b", "state",
-	"error_ppm", "packets", "flits", "flits_vc0", "flits_vc1", "flits_vc2",
-	"replays", "drops",
-};
-
-static const char *const link_class_name[] = { "LL", "LR", "D" };
-static const char *const link_state_name[] = { "down", "up" };
-#define NR_LINK_CLASSES	3
-#define LINK_UP		1
-
-struct link_row {
-	char *line;		/* owns the fields */
-	char **tok;		/* every field, in the file's order */
-	uint64_t v[LC_NR];	/* class and state as indices into the names */
-};
-
-struct link_table {
-	char path[PATH_MAX];
-	char *header;		/* owns the column names */
-	char **names;
-	size_t ncols;
-	size_t col[LC_NR];	/* where each known column is in the file */
-	struct link_row *rows;
-	size_t nr;
-};
-
-static void links_free(struct link_table *t)
-{
-	for (size_t i = 0; i < t->nr; i++) {
-		free(t->rows[i].line);
-		free(t->rows[i].tok);
-	}
-	free(t->rows);
-	free(t->names);
-	free(t->header);
-}
-
-static int lookup(const char *const *names, int n, const char *s)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(names[i], s))
-			return i;
-	return -1;
-}
-
-/* The header line: every known column once, no name twice. */
-static int links_header(struct link_table *t, char *line)
-{
-	t->ncols = split(line, NULL, 0);
-	if (!t->ncols) {
-		file_error(t->path, 1, "empty, expected the header line");
-		return 1;
-	}
-	t->names = calloc(t->ncols, sizeof(*t->names));
-	if (!t->names) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return 1;
-	}
-	split(line, t->names, t->ncols);
-	for (size_t i = 0; i < t->ncols; i++)
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(t->names[i], t->names[j])) {
-				file_error(t->path, 1,
-					   "the header names column '%s' twice",
-					   t->names[i]);
-				return 1;
-			}
-	for (int c = 0; c < LC_NR; c++) {
-		size_t i = 0;
-
-		while (i < t->ncols && strcmp(t->names[i], link_col_name[c]))
-			i++;
-		if (i == t->ncols) {
-			file_error(t->path, 1, "the header lacks column '%s'",
-				   link_col_name[c]);
-			return 1;
-		}
-		t->col[c] = i;
-	}
-	return 0;
-}
-
-/* One link's line, split into @r (which then owns @line). */
-static int links_row(struct link_table *t, char *line, size_t lineno,
-		     struct link_row *r)
-{
-	size_t n = split(line, NULL, 0);
-
-	if (n != t->ncols) {
-		file_error(t->path, lineno, "%zu fields, the header names %zu",
-			   n, t->ncols);
-		return 1;
-	}
-	r->tok = calloc(n, sizeof(*r->tok));
-	if (!r->tok) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return 1;
-	}
-	r->line = line;
-	split(line, r->tok, n);
-	for (int c = 0; c < LC_NR; c++) {
-		const char *s = r->tok[t->col[c]];
-		int i, err;
-
-		if (c == LC_CLASS) {
-			i = lookup(link_class_name, NR_LINK_CLASSES, s);
-			if (i < 0) {
-				file_error(t->path, lineno,
-					   "class '%s' is not LL, LR or D", s);
-				return 1;
-			}
-			r->v[c] = (uint64_t)i;
-		} else if (c == LC_STATE) {
-			i = lookup(link_state_name, 2, s);
-			if (i < 0) {
-				file_error(t->path, lineno,
-					   "state '%s' is not up or down", s);
-				return 1;
-			}
-			r->v[c] = (uint64_t)i;
-		} else if ((err = parse_dec_u64(s, &r->v[c]))) {
-			file_error(t->path, lineno, "%s '%s' is %s",
-				   link_col_name[c], s, err == -2 ?
-				   "out of range (64 bits)" :
-				   "not a decimal number");
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* Read and check all of isr/links.  Returns 0, or 1 after a message. */
-static int links_read(struct link_table *t)
-{
-	size_t cap = 0, lineno = 1, alloc = 0;
-	char *line = NULL;
-	int ret = 1, r;
-	FILE *f;
-
-	memset(t, 0, sizeof(*t));
-	if (isr_fopen("links", ISR_REQUIRED, &f, t->path, sizeof(t->path)))
-		return 1;
-	r = read_line(f, t->path, lineno, &line, &cap);
-	if (r == 0)
-		file_error(t->path, 0, "empty, expected the header line");
-	if (r <= 0)
-		goto out;
-	t->header = line;
-	line = NULL;
-	cap = 0;
-	if (links_header(t, t->header))
-		goto out;
-	while ((r = read_line(f, t->path, ++lineno, &line, &cap)) > 0) {
-		if (!split(line, NULL, 0))
-			continue;
-		if (t->nr == alloc) {
-			size_t more = alloc ? 2 * alloc : 64;
-			struct link_row *rows;
-
-			rows = realloc(t->rows, more * sizeof(*rows));
-			if (!rows) {
-				fprintf(stderr, "%s: out of memory\n", prog);
-				goto out;
-			}
-			t->rows = rows;
-			alloc = more;
-		}
-		memset(&t->rows[t->nr], 0, sizeof(t->rows[t->nr]));
-		if (links_row(t, line, lineno, &t->rows[t->nr])) {
-			if (t->rows[t->nr].line)
-				line = NULL;	/* freed with the row */
-			t->nr++;
-			goto out;
-		}
-		t->nr++;
-		line = NULL;
-		cap = 0;
-	}
-	if (r == 0)
-		ret = 0;
-out:
-	free(line);
-	fclose(f);
-	if (ret)
-		links_free(t);
-	return ret;
-}
-
-static bool link_col_known(const struct link_table *t, size_t i)
-{
-	for (int c = 0; c < LC_NR; c++)
-		if (t->col[c] == i)
-			return true;
-	return false;
-}
-
-static void link_json(const struct link_table *t, const struct link_row *r)
-{
-	struct jobj o = { true };
-
-	putchar('{');
-	for (int c = 0; c < LC_NR; c++) {
-		if (c == LC_CLASS)
-			jstr(&o, link_col_name[c], link_class_name[r->v[c]]);
-		else if (c == LC_STATE)
-			jstr(&o, link_col_name[c], link_state_name[r->v[c]]);
-		else
-			ju64(&o, link_col_name[c], r->v[c]);
-	}
-	/* Columns added after this percs-ctl, as the kernel names them. */
-	for (size_t i = 0; i < t->ncols; i++)
-		if (!link_col_known(t, i))
-			jraw(&o, t->names[i], r->tok[i]);
-	putchar('}');
-}
-
-static void link_text(const struct link_row *r)
-{
-	const uint64_t *v = r->v;
-
-	printf("%5" PRIu64 " %-5s %5" PRIu64 " %5" PRIu64 " %6" PRIu64
-	       " %6" PRIu64 " %-5s %9" PRIu64 " %10" PRIu64 " %10" PRIu64
-	       " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64
-	       " %8" PRIu64 "\n", v[LC_ID], link_class_name[v[LC_CLASS]],
-	       v[LC_HUB_A], v[LC_HUB_B], v[LC_PORT_A], v[LC_PORT_B],
-	       link_state_name[v[LC_STATE]], v[LC_ERROR_PPM], v[LC_PACKETS],
-	       v[LC_FLITS], v[LC_FLITS_VC0], v[LC_FLITS_VC1], v[LC_FLITS_VC2],
-	       v[LC_REPLAYS], v[LC_DROPS]);
-}
-
 /* ---- commands ------------------------------------------------------------------ */
 
 static int cmd_topology(struct sys *s, bool json)
 {
 	const struct percs_hfi_info *i = &s->info;
-	uint64_t nr_links = 0, d_per_pair = 0;
-	bool has_links, has_d;
-	const char *spec;
-	struct kv_file kv;
+	struct isr_shape sh;
 	int ret;
 
 	/* The ISR's view, if debugfs shows it to us (root only). */
-	ret = kv_read("topology", ISR_QUIET, "spec", &kv);
-	spec = kv_get(&kv, "spec");
-	has_links = kv_u64(&kv, "links", &nr_links);
-	has_d = kv_u64(&kv, "d_links_per_pair", &d_per_pair);
+	ret = isr_shape_read(&sh);
 	if (json) {
 		struct jobj o = { true };
 
 		putchar('{');
-		if (spec)
-			jstr(&o, "spec", spec);
+		if (sh.spec)
+			jstr(&o, "spec", sh.spec);
 		ju64(&o, "nr_supernodes", i->nr_supernodes);
 		ju64(&o, "hubs_per_supernode", i->hubs_per_supernode);
 		ju64(&o, "nr_hubs", i->nr_hubs);
@@ -916,14 +298,14 @@ static int cmd_topology(struct sys *s, bool json)
 		ju64(&o, "windows_per_hfi", i->windows_total);
 		ju64(&o, "max_packet", i->max_packet);
 		ju64(&o, "flit_size", i->flit_size);
-		if (has_links)
-			ju64(&o, "nr_links", nr_links);
-		if (has_d)
-			ju64(&o, "d_links_per_pair", d_per_pair);
+		if (sh.has_links)
+			ju64(&o, "nr_links", sh.links);
+		if (sh.has_d_links_per_pair)
+			ju64(&o, "d_links_per_pair", sh.d_links_per_pair);
 		puts("}");
 	} else {
-		if (spec)
-			printf("spec:                %s\n", spec);
+		if (sh.spec)
+			printf("spec:                %s\n", sh.spec);
 		printf("supernodes:          %u\n", i->nr_supernodes);
 		printf("hubs per supernode:  %u\n", i->hubs_per_supernode);
 		printf("hubs:                %u\n", i->nr_hubs);
@@ -932,12 +314,13 @@ static int cmd_topology(struct sys *s, bool json)
 		printf("windows per HFI:     %u\n", i->windows_total);
 		printf("max packet:          %u bytes (%u-byte flits)\n",
 		       i->max_packet, i->flit_size);
-		if (has_links)
-			printf("links:               %" PRIu64 "\n", nr_links);
-		if (has_d)
-			printf("D links per pair:    %" PRIu64 "\n", d_per_pair);
+		if (sh.has_links)
+			printf("links:               %" PRIu64 "\n", sh.links);
+		if (sh.has_d_links_per_pair)
+			printf("D links per pair:    %" PRIu64 "\n",
+			       sh.d_links_per_pair);
 	}
-	kv_free(&kv);
+	isr_shape_free(&sh);
 	return ret;
 }
 
@@ -1086,250 +469,6 @@ static int cmd_windows(struct sys *s, bool json, long only)
 	return ret;
 }
 
-/* ---- the ISR's commands --------------------------------------------------------- */
-
-/* A decimal number in @min..@max, nothing around it. */
-static bool parse_range(const char *s, uint32_t min, uint32_t max,
-			uint32_t *out)
-{
-	uint64_t v;
-
-	if (parse_dec_u64(s, &v) || v < min || v > max)
-		return false;
-	*out = (uint32_t)v;
-	return true;
-}
-
-struct links_filter {
-	int class;		/* index into link_class_name, or -1 */
-	bool down;		/* only links that are down */
-	long hub;		/* only links of this hub, or -1 */
-};
-
-static int cmd_links(bool json, const struct links_filter *flt)
-{
-	struct link_table t;
-	unsigned int shown = 0;
-
-	if (flt->hub >= 0) {
-		struct kv_file kv;
-		uint64_t hubs;
-
-		if (kv_read("topology", ISR_QUIET, "spec", &kv))
-			return 1;
-		if (kv_u64(&kv, "hubs", &hubs) && (uint64_t)flt->hub >= hubs) {
-			fprintf(stderr, "%s: --hub %ld: the system has hubs 0..%" PRIu64 "\n",
-				prog, flt->hub, hubs ? hubs - 1 : 0);
-			kv_free(&kv);
-			return EXIT_USAGE;
-		}
-		kv_free(&kv);
-	}
-	if (links_read(&t))
-		return 1;
-	if (json)
-		putchar('[');
-	else
-		printf("%5s %-5s %5s %5s %6s %6s %-5s %9s %10s %10s %10s %10s %10s %8s %8s\n",
-		       "ID", "CLASS", "HUB-A", "HUB-B", "PORT-A", "PORT-B",
-		       "STATE", "ERROR-PPM", "PACKETS", "FLITS", "FLITS-VC0",
-		       "FLITS-VC1", "FLITS-VC2", "REPLAYS", "DROPS");
-	for (size_t i = 0; i < t.nr; i++) {
-		const struct link_row *r = &t.rows[i];
-
-		if (flt->class >= 0 && r->v[LC_CLASS] != (uint64_t)flt->class)
-			continue;
-		if (flt->down && r->v[LC_STATE] == LINK_UP)
-			continue;
-		if (flt->hub >= 0 && r->v[LC_HUB_A] != (uint64_t)flt->hub &&
-		    r->v[LC_HUB_B] != (uint64_t)flt->hub)
-			continue;
-		if (json) {
-			if (shown)
-				putchar(',');
-			link_json(&t, r);
-		} else {
-			link_text(r);
-		}
-		shown++;
-	}
-	if (json)
-		puts("]");
-	links_free(&t);
-	return 0;
-}
-
-/*
- * link ID up|down, link ID|all errors PPM: @args are the words after
- * "link".  Returns the exit status.
- */
-static int cmd_link(char **args, unsigned int nargs)
-{
-	const char *id = nargs > 0 ? args[0] : NULL;
-	const char *verb = nargs > 1 ? args[1] : NULL;
-	bool all = id && !strcmp(id, "all");
-	char text[64];
-	uint32_t n = 0, ppm;
-	const char *file;
-	int err;
-
-	if (!verb)
-		return usage_error("link needs a link ID and an action: 'link ID up|down' or 'link ID|all errors PPM'");
-	if (!all && !parse_range(id, 0, UINT32_MAX, &n))
-		return usage_error("bad link ID '%s': a link number as 'percs-ctl links' shows (or 'all' with errors)",
-				   id);
-	if (!strcmp(verb, "up") || !strcmp(verb, "down")) {
-		if (all)
-			return usage_error("'all' goes with 'errors' only: link all errors PPM; '%s' takes one link ID",
-					   verb);
-		if (nargs > 2)
-			return usage_error("unexpected argument '%s'", args[2]);
-		file = verb[0] == 'u' ? "link_up" : "link_down";
-		snprintf(text, sizeof(text), "%" PRIu32 "\n", n);
-	} else if (!strcmp(verb, "errors")) {
-		if (nargs < 3)
-			return usage_error("link %s errors needs a rate: errors per million flits, 0..%u",
-					   id, ISR_ERROR_PPM_MAX);
-		if (!parse_range(args[2], 0, ISR_ERROR_PPM_MAX, &ppm))
-			return usage_error("bad error rate '%s': errors per million flits, 0..%u",
-					   args[2], ISR_ERROR_PPM_MAX);
-		if (nargs > 3)
-			return usage_error("unexpected argument '%s'", args[3]);
-		file = "link_error";
-		if (all)
-			snprintf(text, sizeof(text), "all %" PRIu32 "\n", ppm);
-		else
-			snprintf(text, sizeof(text), "%" PRIu32 " %" PRIu32 "\n",
-				 n, ppm);
-	} else {
-		return usage_error("link %s: unknown action '%s': up, down or errors PPM",
-				   id, verb);
-	}
-
-	err = isr_write(file, text);
-	if (err < 0)
-		return 1;
-	if (err == ENOENT && !all) {
-		fprintf(stderr, "%s: link %s: no such link\n", prog, id);
-		return 1;
-	}
-	if (err) {
-		fprintf(stderr, "%s: link %s %s%s%s: %s\n", prog, id, verb,
-			nargs > 2 ? " " : "", nargs > 2 ? args[2] : "",
-			strerror(err));
-		return 1;
-	}
-	return 0;
-}
-
-/* Write the knob isr/@name; returns 0 or 1 after a message. */
-static int knob_write(const char *name, uint32_t val)
-{
-	char text[16];
-	int err;
-
-	snprintf(text, sizeof(text), "%" PRIu32 "\n", val);
-	err = isr_write(name, text);
-	if (err > 0)
-		fprintf(stderr, "%s: %s %" PRIu32 ": %s\n", prog, name, val,
-			strerror(err));
-	return err ? 1 : 0;
-}
-
-/*
- * reorder PPM [--depth N] [--hold-us N]: depth and hold time first, so
- * that the new rate applies with them (and is left alone if they fail).
- */
-static int cmd_reorder(char **args, unsigned int nargs, long depth,
-		       long hold_us)
-{
-	uint32_t ppm;
-
-	if (!nargs)
-		return usage_error("reorder needs a rate: packets per million held back, 0..%u",
-				   ISR_REORDER_PPM_MAX);
-	if (!parse_range(args[0], 0, ISR_REORDER_PPM_MAX, &ppm))
-		return usage_error("bad reorder rate '%s': packets per million held back, 0..%u",
-				   args[0], ISR_REORDER_PPM_MAX);
-	if (nargs > 1)
-		return usage_error("unexpected argument '%s'", args[1]);
-	if (depth >= 0 && knob_write("reorder_depth", (uint32_t)depth))
-		return 1;
-	if (hold_us >= 0 && knob_write("hold_us", (uint32_t)hold_us))
-		return 1;
-	return knob_write("reorder_ppm", ppm);
-}
-
-static const char *const isr_knobs[] = {
-	"reorder_ppm", "reorder_depth", "hold_us",
-};
-#define NR_ISR_KNOBS	3
-
-static void kv_print(const struct kv_file *kv, bool json)
-{
-	struct jobj o = { true };
-
-	if (json)
-		putchar('{');
-	for (unsigned int i = 0; i < kv->n; i++) {
-		if (json)
-			jraw(&o, kv->key[i], kv->val[i]);
-		else
-			printf("  %-20s %s\n", kv->key[i], kv->val[i]);
-	}
-	if (json)
-		putchar('}');
-}
-
-/* isr: topology (if the module has it), knobs, flight counters. */
-static int cmd_isr(bool json)
-{
-	uint32_t knob[NR_ISR_KNOBS];
-	struct kv_file topo, flight;
-	struct jobj o = { true };
-
-	if (kv_read("topology", ISR_IF_PRESENT, "spec", &topo))
-		return 1;
-	for (int i = 0; i < NR_ISR_KNOBS; i++)
-		if (knob_read(isr_knobs[i], &knob[i])) {
-			kv_free(&topo);
-			return 1;
-		}
-	if (kv_read("flight", ISR_REQUIRED, NULL, &flight)) {
-		kv_free(&topo);
-		return 1;
-	}
-	if (json) {
-		putchar('{');
-		if (topo.present) {
-			jkey(&o, "topology");
-			kv_print(&topo, true);
-		}
-		jkey(&o, "knobs");
-		putchar('{');
-		for (int i = 0, first = 1; i < NR_ISR_KNOBS; i++, first = 0)
-			printf("%s\"%s\":%" PRIu32, first ? "" : ",",
-			       isr_knobs[i], knob[i]);
-		putchar('}');
-		jkey(&o, "flight");
-		kv_print(&flight, true);
-		puts("}");
-	} else {
-		if (topo.present) {
-			puts("topology:");
-			kv_print(&topo, false);
-		}
-		puts("knobs:");
-		for (int i = 0; i < NR_ISR_KNOBS; i++)
-			printf("  %-20s %" PRIu32 "\n", isr_knobs[i], knob[i]);
-		puts("flight:");
-		kv_print(&flight, false);
-	}
-	kv_free(&topo);
-	kv_free(&flight);
-	return 0;
-}
-
 /* ---- main ------------------------------------------------------------------------ */
 
 static bool parse_uint(const char *s, long *out)
@@ -1371,15 +510,15 @@ static const struct {
 	const char *name;
 	unsigned int opts;	/* the options it takes */
 	unsigned int max_args;	/* words after the command */
-	bool device;		/* needs the HFI devices */
+	int (*isr)(const struct isr_args *a);	/* NULL: an HFI command */
 } commands[] = {
-	{ "list", OPT_JSON, 0, true },
-	{ "windows", OPT_JSON | OPT_HFI, 0, true },
-	{ "topology", OPT_JSON, 0, true },
-	{ "links", OPT_JSON | OPT_CLASS | OPT_DOWN | OPT_HUB, 0, false },
-	{ "link", 0, 3, false },
-	{ "reorder", OPT_DEPTH | OPT_HOLD_US, 1, false },
-	{ "isr", OPT_JSON, 0, false },
+	{ "list", OPT_JSON, 0, NULL },
+	{ "windows", OPT_JSON | OPT_HFI, 0, NULL },
+	{ "topology", OPT_JSON, 0, NULL },
+	{ "links", OPT_JSON | OPT_CLASS | OPT_DOWN | OPT_HUB, 0, cmd_links },
+	{ "link", 0, 3, cmd_link },
+	{ "reorder", OPT_DEPTH | OPT_HOLD_US, 1, cmd_reorder },
+	{ "isr", OPT_JSON, 0, cmd_isr },
 };
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))
 #define NR_OPTIONS	(sizeof(options) / sizeof(options[0]))
@@ -1436,29 +575,20 @@ static int option_value(int argc, char **argv, int *i, const char *name,
 	return 1;
 }
 
-static int class_index(const char *s)
-{
-	for (int i = 0; i < NR_LINK_CLASSES; i++)
-		if (!strcasecmp(s, link_class_name[i]))
-			return i;
-	return -1;
-}
-
 int main(int argc, char **argv)
 {
-	struct links_filter flt = { .class = -1, .down = false, .hub = -1 };
-	const char *cmd = NULL, *val;
-	bool json = false, opts_done = false;
-	long hfi = -1, depth = -1, hold_us = -1;
-	unsigned int given = 0, nargs = 0;
 	char *args[4];
-	size_t c;
+	struct isr_args ia = { .hub = -1, .args = args };
+	const char *cmd = NULL, *val;
+	bool opts_done = false;
+	unsigned int given = 0;
+	long hfi = -1;
 	struct sys s;
+	size_t c;
 	int ret, r;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		uint32_t v;
 
 		/* "-1" is a (bad) number, not an option */
 		if (!opts_done && a[0] == '-' && a[1] &&
@@ -1467,10 +597,10 @@ int main(int argc, char **argv)
 				usage(stdout);
 				return 0;
 			} else if (!strcmp(a, "--json")) {
-				json = true;
+				ia.json = true;
 				given |= OPT_JSON;
 			} else if (!strcmp(a, "--down")) {
-				flt.down = true;
+				ia.down = true;
 				given |= OPT_DOWN;
 			} else if ((r = option_value(argc, argv, &i, "--hfi", &val))) {
 				if (r < 0)
@@ -1481,31 +611,23 @@ int main(int argc, char **argv)
 			} else if ((r = option_value(argc, argv, &i, "--class", &val))) {
 				if (r < 0)
 					return EXIT_USAGE;
-				flt.class = class_index(val);
-				if (flt.class < 0)
-					return usage_error("bad link class '%s': LL, LR or D", val);
+				ia.class = val;
 				given |= OPT_CLASS;
 			} else if ((r = option_value(argc, argv, &i, "--hub", &val))) {
 				if (r < 0)
 					return EXIT_USAGE;
-				if (!parse_uint(val, &flt.hub))
+				if (!parse_uint(val, &ia.hub))
 					return usage_error("bad hub number '%s': a hub from 0 up", val);
 				given |= OPT_HUB;
 			} else if ((r = option_value(argc, argv, &i, "--depth", &val))) {
 				if (r < 0)
 					return EXIT_USAGE;
-				if (!parse_range(val, ISR_DEPTH_MIN, ISR_DEPTH_MAX, &v))
-					return usage_error("bad --depth '%s': a held packet is overtaken by %u..%u later packets",
-							   val, ISR_DEPTH_MIN, ISR_DEPTH_MAX);
-				depth = v;
+				ia.depth = val;
 				given |= OPT_DEPTH;
 			} else if ((r = option_value(argc, argv, &i, "--hold-us", &val))) {
 				if (r < 0)
 					return EXIT_USAGE;
-				if (!parse_range(val, ISR_HOLD_US_MIN, ISR_HOLD_US_MAX, &v))
-					return usage_error("bad --hold-us '%s': microseconds a packet is held at most, %u..%u",
-							   val, ISR_HOLD_US_MIN, ISR_HOLD_US_MAX);
-				hold_us = v;
+				ia.hold_us = val;
 				given |= OPT_HOLD_US;
 			} else if (!strcmp(a, "--")) {
 				opts_done = true;
@@ -1514,8 +636,8 @@ int main(int argc, char **argv)
 			}
 		} else if (!cmd) {
 			cmd = a;
-		} else if (nargs < sizeof(args) / sizeof(args[0])) {
-			args[nargs++] = argv[i];
+		} else if (ia.nargs < sizeof(args) / sizeof(args[0])) {
+			args[ia.nargs++] = argv[i];
 		} else {
 			return usage_error("unexpected argument '%s'", a);
 		}
@@ -1533,29 +655,22 @@ int main(int argc, char **argv)
 		if ((given & options[o].bit) && !(commands[c].opts & options[o].bit))
 			return option_misplaced(options[o].bit, options[o].name,
 						cmd);
-	if (nargs > commands[c].max_args)
+	if (ia.nargs > commands[c].max_args)
 		return usage_error("unexpected argument '%s'",
 				   args[commands[c].max_args]);
 
-	if (!commands[c].device) {
-		if (!strcmp(cmd, "links"))
-			ret = cmd_links(json, &flt);
-		else if (!strcmp(cmd, "link"))
-			ret = cmd_link(args, nargs);
-		else if (!strcmp(cmd, "reorder"))
-			ret = cmd_reorder(args, nargs, depth, hold_us);
-		else
-			ret = cmd_isr(json);
+	if (commands[c].isr) {
+		ret = commands[c].isr(&ia);
 	} else {
 		ret = sys_open(&s);
 		if (ret)
 			return ret;
 		if (!strcmp(cmd, "list"))
-			ret = cmd_list(&s, json);
+			ret = cmd_list(&s, ia.json);
 		else if (!strcmp(cmd, "windows"))
-			ret = cmd_windows(&s, json, hfi);
+			ret = cmd_windows(&s, ia.json, hfi);
 		else
-			ret = cmd_topology(&s, json);
+			ret = cmd_topology(&s, ia.json);
 		sys_close(&s);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
