@@ -9,7 +9,8 @@
  *	reorder_depth, hold_us; a value out of range is refused with
  *	-EINVAL) and "flight", its counters; "topology"; "links", one line
  *	per link with its state and counters; "link_down" and "link_up"
- *	take a link id, "link_error" takes "ID PPM" or "all PPM"
+ *	take a link id, "link_error" takes "ID PPM" or "all PPM";
+ *	"route_cost" times the route look-up of every mode when read
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -203,6 +204,29 @@ static int percs_links_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(percs_links);
 
+/*
+ * Reading it times 100000 route look-ups per mode (a benchmark: it takes
+ * a moment under emulation).
+ */
+static int percs_route_cost_show(struct seq_file *m, void *unused)
+{
+	struct percs_dev *pd = m->private;
+	unsigned int mode;
+
+	seq_puts(m, "mode lookups ns_per_lookup\n");
+	for (mode = 0; mode <= PERCS_ROUTE_MAX; mode++) {
+		long c = percs_isr_route_cost(pd, mode, 100000);
+
+		if (c < 0)
+			seq_printf(m, "%s 0 -\n", fm_route_mode_name(mode));
+		else
+			seq_printf(m, "%s 100000 %ld.%02ld\n",
+				   fm_route_mode_name(mode), c / 100, c % 100);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(percs_route_cost);
+
 /* Copy a short command written to a debugfs file into @buf. */
 static int percs_debugfs_command(const char __user *ubuf, size_t len,
 				 char *buf, size_t size)
@@ -314,6 +338,8 @@ void percs_debugfs_init(struct percs_dev *pd)
 	percs_debugfs_knobs(pd, isr);
 	debugfs_create_file("topology", 0444, isr, pd, &percs_topology_fops);
 	debugfs_create_file("links", 0444, isr, pd, &percs_links_fops);
+	debugfs_create_file("route_cost", 0444, isr, pd,
+			    &percs_route_cost_fops);
 	debugfs_create_file("link_down", 0200, isr, pd, &percs_link_down_fops);
 	debugfs_create_file("link_up", 0200, isr, pd, &percs_link_up_fops);
 	debugfs_create_file("link_error", 0200, isr, pd,

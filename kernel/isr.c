@@ -16,6 +16,9 @@
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/sched.h>
 
 #include "percs.h"
 
@@ -257,4 +260,56 @@ void percs_isr_link_stats(struct percs_dev *pd, u32 id,
 				sum->dir[d].flits[vc] += st->dir[d].flits[vc];
 		}
 	}
+}
+
+/**
+ * percs_isr_route_cost() - time the route look-up of one mode
+ * @pd: the system
+ * @mode: enum percs_route_mode
+ * @lookups: look-ups to time, spread over every pair of hubs
+ *
+ * What the engine pays per packet when its window's route cache does not
+ * answer (always, for the hardware modes): the seqlock read section and
+ * fm_route().  Process context; reschedules between batches, which are not
+ * timed.  sw_indirect names the first supernode that is neither end.
+ *
+ * Return: nanoseconds per look-up, times 100; -EHOSTUNREACH if no pair has
+ * a route in this mode.
+ */
+long percs_isr_route_cost(struct percs_dev *pd, unsigned int mode,
+			  unsigned int lookups)
+{
+	const struct fm_topology *t = &pd->topo;
+	struct fm_route_cursor cur;
+	u64 ns = 0, done = 0, i = 0;
+	struct fm_route r;
+
+	fm_route_cursor_init(&cur, 1);
+	while (done < lookups && i < 4ULL * lookups) {
+		unsigned int n = 0, seq;
+		u64 t0 = ktime_get_ns();
+
+		for (; n < 256 && i < 4ULL * lookups; i++) {
+			u32 src = i % t->nr_hubs;
+			u32 dst = (i / t->nr_hubs * 7 + i) % t->nr_hubs;
+			u32 a = fm_hub_supernode(t, src);
+			u32 b = fm_hub_supernode(t, dst);
+			u32 via = 0;
+			int ret;
+
+			while (via == a || via == b)
+				via++;
+			do {
+				seq = read_seqbegin(&pd->isr.lock);
+				ret = fm_route(t, src, dst, mode, via, &cur, &r);
+			} while (read_seqretry(&pd->isr.lock, seq));
+			n += !ret;
+		}
+		ns += ktime_get_ns() - t0;
+		done += n;
+		cond_resched();
+	}
+	if (!done)
+		return -EHOSTUNREACH;
+	return div64_u64(ns * 100, done);
 }

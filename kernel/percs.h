@@ -413,6 +413,8 @@ int percs_isr_set_link(struct percs_dev *pd, u32 id, bool up);
 int percs_isr_set_error_ppm(struct percs_dev *pd, u32 id, u32 ppm);
 void percs_isr_link_stats(struct percs_dev *pd, u32 id,
 			  struct percs_link_stats *sum);
+long percs_isr_route_cost(struct percs_dev *pd, unsigned int mode,
+			  unsigned int lookups);
 
 /* flight.c: the network between the HFIs */
 unsigned int percs_flight_should_hold(struct percs_dev *pd);
