@@ -710,7 +710,7 @@ int cmd_links(const struct isr_args *a)
 	if (links_read(&t))
 		return 1;
 	if (a->json)
-		putchar('[');
+		fputs("{\"links\":[", stdout);
 	else
 		printf("%5s %-5s %5s %5s %6s %6s %-5s %9s %10s %10s %10s %10s %10s %8s %8s\n",
 		       "ID", "CLASS", "HUB-A", "HUB-B", "PORT-A", "PORT-B",
@@ -736,7 +736,7 @@ int cmd_links(const struct isr_args *a)
 		shown++;
 	}
 	if (a->json)
-		puts("]");
+		puts("]}");
 	links_free(&t);
 	return 0;
 }

@@ -380,6 +380,8 @@ check_exact "links --class D --down" "   ID CLASS HUB-A HUB-B PORT-A PORT-B STAT
     3 D         1     3     16     16 down       2000          5         80         30         50          0        3        0" -- \
 	fake "$ctl" links --class D --down
 check_json "links --json: every link, every field" "
+assert list(d) == ['links'], d
+d = d['links']
 assert isinstance(d, list) and [x['id'] for x in d] == list(range(6)), d
 keys = ['id', 'class', 'hub_a', 'hub_b', 'port_a', 'port_b', 'state', 'error_ppm',
         'packets', 'flits', 'flits_vc0', 'flits_vc1', 'flits_vc2', 'replays', 'drops']
@@ -394,19 +396,25 @@ assert [x['class'] for x in d] == ['LL', 'LL', 'D', 'D', 'LR', 'D']
 assert [x['state'] for x in d] == ['up', 'up', 'up', 'down', 'down', 'up']
 assert d[5]['packets'] == 2**64 - 1" -- fake "$ctl" --json links
 check_json "links --json --class lr (any case)" "
+d = d['links']
 assert [x['id'] for x in d] == [4], d" -- fake "$ctl" links --json --class lr
 check_json "links --json --down" "
+d = d['links']
 assert [x['id'] for x in d] == [3, 4], d" -- fake "$ctl" links --json --down
 check_json "links --json --hub 3 --class d --down" "
+d = d['links']
 assert [x['id'] for x in d] == [3], d" -- fake "$ctl" links --json --hub 3 --class d --down
 check_json "links --json --hub=0 --class LL" "
+d = d['links']
 assert [x['id'] for x in d] == [0], d" -- fake "$ctl" links --json --hub=0 --class LL
 check_json "links --json: nothing matches" "
+d = d['links']
 assert d == [], d" -- fake "$ctl" links --json --hub 3 --class LR
 badlinks "state class latency_ns id hub_b hub_a port_a port_b error_ppm packets flits flits_vc0 flits_vc1 flits_vc2 replays drops note" \
 	"up LL 250 0 1 0 0 0 0 12 40 40 0 0 0 0 ok" \
 	"down D 007 1 4 3 16 16 2000 5 80 30 50 0 3 0 -"
 check_json "links --json: columns by header name, new ones passed on" "
+d = d['links']
 assert [x['id'] for x in d] == [0, 1], d
 assert d[1]['hub_a'] == 3 and d[1]['state'] == 'down' and d[1]['replays'] == 3, d[1]
 assert d[0]['latency_ns'] == 250 and d[0]['note'] == 'ok', d[0]
@@ -415,7 +423,7 @@ check "links: columns by header name" 0 "" \
 	"^    1 D         3     4     16     16 down       2000 " -- at "$d" "$ctl" links
 tree notopo; rm "$d/isr/topology"
 check_json "links --hub 9 without isr/topology: no range, no link" "
-assert d == [], d" -- at "$d" "$ctl" links --json --hub 9
+assert d == {'links': []}, d" -- at "$d" "$ctl" links --json --hub 9
 
 # ---- links: a malformed or missing isr/links (exit 1) ----
 badlinks "id class hub_a hub_b port_a port_b state error_ppm packets flits flits_vc0 flits_vc1 flits_vc2 replays"
