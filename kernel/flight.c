@@ -93,7 +93,8 @@ int percs_flight_hold(struct percs_window *t, const struct percs_pkt_hdr *h,
 		     GFP_ATOMIC | __GFP_NOWARN);
 	if (!fp)
 		return -ENOMEM;
-	fp->due = t->arrivals + overtakers;
+	/* Its own arrival is counted after this: it does not overtake itself. */
+	fp->due = t->arrivals + 1 + overtakers;
 	fp->deadline = ktime_get_ns() +
 		       (u64)READ_ONCE(pd->flight.hold_us) * NSEC_PER_USEC;
 	fp->hdr = *h;
