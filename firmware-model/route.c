@@ -43,14 +43,22 @@
  * the simulator uses.  Choices pass over unusable routes without ever
  * producing one: when none is left the answer is -EHOSTUNREACH.
  *
- * Cost per packet: the usable copies of a pair are its inter-supernode
- * table entry (mask_words <= 8 u64 words) less the copies ending on hubs
- * the source (destination) hub cannot reach by L, read from its intra
- * table: O(mask_words) word operations, plus O(d / H) <= 16 bit sets per
- * unreachable L neighbour (none while every link is up); then O(hops) to
- * write the route.  hw_indirect and hw_direct_striped try a further
- * candidate only when one is unusable; with no route left they have tried
- * each of the nr_supernodes candidates once.
+ * Cost per packet: with the fast path's tables (struct fm_rt_fast, up to
+ * FM_RT_FAST_MAX_HUBS hubs) a choice is a load: hw_direct's copy for the
+ * pair of hubs, the copy into the intermediate supernode and the direct
+ * copy from the intermediate hub for an indirect route, the copy's bit and
+ * the two ends' intra table bits for a striped direct position; then
+ * O(hops) loads to write the route.  fm_rt_fast_build() and the
+ * fm_rt_fast_*_changed() updates (end of this file) fill the tables with
+ * the choices computed as below.  Without them (larger topologies) the
+ * usable copies of a pair are its inter-supernode table entry
+ * (mask_words <= 8 u64 words) less the copies ending on hubs the source
+ * (destination) hub cannot reach by L, read from its intra table:
+ * O(mask_words) word operations, plus O(d / H) <= 16 bit sets per
+ * unreachable L neighbour (none while every link is up).  hw_indirect
+ * and hw_direct_striped try a further candidate only when one is
+ * unusable; with no route left they have tried each of the nr_supernodes
+ * candidates once.
  *
  * Virtual channels
  * ----------------
@@ -182,10 +190,31 @@ static int fm_pick(const struct fm_topology *t, const u64 *v,
 	return -1;
 }
 
+/* Index of the pair a < b among the pairs of supernodes (link.c). */
+static inline u32 fm_pair_index(const struct fm_topology *t, u32 a, u32 b)
+{
+	u32 S = t->nr_supernodes;
+
+	if (a > b) {
+		u32 x = a;
+
+		a = b;
+		b = x;
+	}
+	return a * (2 * S - a - 1) / 2 + (b - a - 1);
+}
+
+/* fm_sn_distance() without the division. */
+static inline u32 fm_dist(const struct fm_topology *t, u32 a, u32 b)
+{
+	return b > a ? b - a - 1 : b + t->nr_supernodes - a - 1;
+}
+
 /* Append one hop; its VC is the number of D hops before it. */
 static void fm_add_hop(const struct fm_topology *t, struct fm_route *r,
 		       u32 from, u32 to, bool d_hop, u32 copy)
 {
+	const struct fm_rt_fast *f = t->rt ? t->rt->fast : NULL;
 	struct fm_hop *h = &r->hop[r->nr_hops];
 
 	if (r->nr_hops) {
@@ -195,6 +224,30 @@ static void fm_add_hop(const struct fm_topology *t, struct fm_route *r,
 	}
 	h->from_hub = from;
 	h->to_hub = to;
+	r->nr_hops++;
+	if (f && d_hop) {
+		/* the tables' form of fm_d_link_id() and fm_d_port() */
+		u32 H = t->hubs_per_sn, d = t->d_links_per_pair;
+		u32 a = from / H, b = to / H;
+
+		h->link_class = FM_LINK_D;
+		h->d_copy = copy;
+		h->link = t->nr_l_links + fm_pair_index(t, a, b) * d + copy;
+		h->out_port = f->dport[fm_dist(t, a, b) * d + copy].port;
+		h->in_port = f->dport[fm_dist(t, b, a) * d + copy].port;
+		return;
+	}
+	if (f) {
+		u32 H = t->hubs_per_sn, sn = from / H;
+		const struct fm_rt_lhop *e =
+			&f->lhop[(from - sn * H) * H + (to - sn * H)];
+
+		h->link_class = e->link_class;
+		h->link = sn * t->l_links_per_sn + e->tri;
+		h->out_port = e->out_port;
+		h->in_port = e->in_port;
+		return;
+	}
 	if (d_hop) {
 		u32 a = fm_hub_supernode(t, from), b = fm_hub_supernode(t, to);
 
@@ -209,17 +262,24 @@ static void fm_add_hop(const struct fm_topology *t, struct fm_route *r,
 		h->out_port = fm_l_port(t, from, to);
 		h->in_port = fm_l_port(t, to, from);
 	}
-	r->nr_hops++;
 }
 
 /* Append s -L-> x -D-> y over copy @c of (sn of s, @b); return y. */
 static u32 fm_add_exit(const struct fm_topology *t, struct fm_route *r,
 		       u32 s, u32 b, u32 c)
 {
-	u32 H = t->hubs_per_sn, a = fm_hub_supernode(t, s);
-	u32 x = a * H + fm_d_end_index(t, a, b, c);
-	u32 y = b * H + fm_d_end_index(t, b, a, c);
+	const struct fm_rt_fast *f = t->rt ? t->rt->fast : NULL;
+	u32 H = t->hubs_per_sn, a = fm_hub_supernode(t, s), x, y;
 
+	if (f) {
+		u32 d = t->d_links_per_pair;
+
+		x = a * H + f->dport[fm_dist(t, a, b) * d + c].index;
+		y = b * H + f->dport[fm_dist(t, b, a) * d + c].index;
+	} else {
+		x = a * H + fm_d_end_index(t, a, b, c);
+		y = b * H + fm_d_end_index(t, b, a, c);
+	}
 	if (s != x)
 		fm_add_hop(t, r, s, x, false, 0);
 	fm_add_hop(t, r, x, y, true, c);
@@ -243,13 +303,74 @@ static bool fm_l_usable(const struct fm_topology *t, u32 s, u32 dst)
 	return fm_rt_l_up(t, s) >> fm_hub_index(t, dst) & 1;
 }
 
+/*
+ * The copy hw_direct takes from @s to @dst (other supernodes), computed
+ * from the link state tables: -1 when no direct route is usable.
+ */
+static int fm_pick_direct(const struct fm_topology *t, u32 s, u32 dst)
+{
+	u32 a = fm_hub_supernode(t, s), b = fm_hub_supernode(t, dst);
+	u64 v[FM_MASK_WORDS], at_s[FM_MASK_WORDS] = { 0 };
+	u64 at_d[FM_MASK_WORDS] = { 0 };
+
+	if (!fm_direct_copies(t, s, dst, v))
+		return -1;
+	fm_copies_at(t, a, b, fm_hub_index(t, s), at_s);
+	fm_copies_at(t, b, a, fm_hub_index(t, dst), at_d);
+	return fm_pick(t, v, at_s, at_d,
+		       fm_hub_index(t, s) * t->hubs_per_sn +
+		       fm_hub_index(t, dst));
+}
+
+/* The copy fm_route_to_sn() takes from @s into supernode @m, or -1. */
+static int fm_pick_to_sn(const struct fm_topology *t, u32 s, u32 m)
+{
+	u32 a = fm_hub_supernode(t, s);
+	u64 v[FM_MASK_WORDS], at_s[FM_MASK_WORDS] = { 0 };
+
+	fm_rt_pair_live(t, a, m, v);
+	fm_clear_unreachable(t, s, m, v);
+	fm_copies_at(t, a, m, fm_hub_index(t, s), at_s);
+	return fm_pick(t, v, at_s, NULL,
+		       fm_hub_index(t, s) + fm_sn_distance(t, a, m));
+}
+
+/* The fast path's choice tables, when the topology has them. */
+static inline const struct fm_rt_fast *fm_fast(const struct fm_topology *t)
+{
+	return t->rt && t->rt->fast && t->rt->fast->direct ? t->rt->fast :
+							     NULL;
+}
+
+/* hw_direct's copy from @s to @dst (other supernodes), or -1. */
+static inline int fm_direct_copy(const struct fm_topology *t, u32 s, u32 dst)
+{
+	const struct fm_rt_fast *f = fm_fast(t);
+	u32 c;
+
+	if (!f)
+		return fm_pick_direct(t, s, dst);
+	c = f->direct[(size_t)s * t->nr_hubs + dst];
+	return c == FM_RT_NONE ? -1 : (int)c;
+}
+
+/* fm_route_to_sn()'s copy from @s into @m (not its own), or -1. */
+static inline int fm_to_sn_copy(const struct fm_topology *t, u32 s, u32 m)
+{
+	const struct fm_rt_fast *f = fm_fast(t);
+	u32 c;
+
+	if (!f)
+		return fm_pick_to_sn(t, s, m);
+	c = f->to_sn[(size_t)s * t->nr_supernodes + m];
+	return c == FM_RT_NONE ? -1 : (int)c;
+}
+
 /* Append the direct route @s -> @dst (s != dst) as hw_direct picks it. */
 static int fm_add_direct(const struct fm_topology *t, struct fm_route *r,
 			 u32 s, u32 dst)
 {
 	u32 a = fm_hub_supernode(t, s), b = fm_hub_supernode(t, dst), y;
-	u64 v[FM_MASK_WORDS], at_s[FM_MASK_WORDS] = { 0 };
-	u64 at_d[FM_MASK_WORDS] = { 0 };
 	int c;
 
 	if (a == b) {
@@ -258,12 +379,9 @@ static int fm_add_direct(const struct fm_topology *t, struct fm_route *r,
 		fm_add_hop(t, r, s, dst, false, 0);
 		return 0;
 	}
-	if (!fm_direct_copies(t, s, dst, v))
+	c = fm_direct_copy(t, s, dst);
+	if (c < 0)
 		return -EHOSTUNREACH;
-	fm_copies_at(t, a, b, fm_hub_index(t, s), at_s);
-	fm_copies_at(t, b, a, fm_hub_index(t, dst), at_d);
-	c = fm_pick(t, v, at_s, at_d,
-		    fm_hub_index(t, s) * t->hubs_per_sn + fm_hub_index(t, dst));
 	y = fm_add_exit(t, r, s, b, c);
 	if (y != dst)
 		fm_add_hop(t, r, y, dst, false, 0);
@@ -274,15 +392,8 @@ static int fm_add_direct(const struct fm_topology *t, struct fm_route *r,
 static int fm_add_to_sn(const struct fm_topology *t, struct fm_route *r,
 			u32 s, u32 m)
 {
-	u32 a = fm_hub_supernode(t, s);
-	u64 v[FM_MASK_WORDS], at_s[FM_MASK_WORDS] = { 0 };
-	int c;
+	int c = fm_to_sn_copy(t, s, m);
 
-	fm_rt_pair_live(t, a, m, v);
-	fm_clear_unreachable(t, s, m, v);
-	fm_copies_at(t, a, m, fm_hub_index(t, s), at_s);
-	c = fm_pick(t, v, at_s, NULL,
-		    fm_hub_index(t, s) + fm_sn_distance(t, a, m));
 	if (c < 0)
 		return -EHOSTUNREACH;
 	fm_add_exit(t, r, s, m, c);
@@ -296,22 +407,39 @@ static void fm_route_reset(struct fm_route *r)
 	memset(r->hop, 0, sizeof(r->hop));
 }
 
-/* Route @s -> @dst through supernode @m into @r; on failure @r is reset. */
+/*
+ * Route @s -> @dst through supernode @m into @r; on failure @r is reset.
+ * Both parts are chosen before any hop is written.
+ */
 static int fm_route_via(const struct fm_topology *t, u32 s, u32 dst, u32 m,
 			struct fm_route *r)
 {
-	int ret;
+	const struct fm_rt_fast *f = fm_fast(t);
+	u32 H = t->hubs_per_sn, a = fm_hub_supernode(t, s), y;
+	int c1, c2;
 
+	c1 = fm_to_sn_copy(t, s, m);
+	if (c1 < 0)
+		goto fail;
+	if (f)
+		y = m * H + f->dport[fm_dist(t, m, a) * t->d_links_per_pair +
+				     c1].index;
+	else
+		y = m * H + fm_d_end_index(t, m, a, c1);
+	/* y is in m, dst is not: the second part is inter-supernode */
+	c2 = fm_direct_copy(t, y, dst);
+	if (c2 < 0)
+		goto fail;
 	fm_route_reset(r);
-	ret = fm_add_to_sn(t, r, s, m);
-	if (!ret)
-		ret = fm_add_direct(t, r, r->hop[r->nr_hops - 1].to_hub, dst);
-	if (ret) {
-		fm_route_reset(r);
-		return ret;
-	}
+	fm_add_exit(t, r, s, m, c1);
+	y = fm_add_exit(t, r, y, fm_hub_supernode(t, dst), c2);
+	if (y != dst)
+		fm_add_hop(t, r, y, dst, false, 0);
 	r->via_sn = m;
 	return 0;
+fail:
+	fm_route_reset(r);
+	return -EHOSTUNREACH;
 }
 
 /* Number of candidate intermediate supernodes between @a and @b. */
@@ -333,12 +461,39 @@ static u32 fm_via_sn(u32 j, u32 a, u32 b)
 }
 
 /*
+ * First copy in [@from, @nd) whose direct route @s -> @dst (other
+ * supernodes) is usable: its D link up (the pair's inter-supernode
+ * table) and its ends reachable by L from @s and @dst (their intra
+ * tables); @nd if none.  Tables present: what fm_next_bit() finds in the
+ * fm_direct_copies() mask, without building it.
+ */
+static u32 fm_next_usable(const struct fm_topology *t, u32 s, u32 dst,
+			  u32 from, u32 nd)
+{
+	const struct fm_rtab *rt = t->rt;
+	u32 H = t->hubs_per_sn, d = t->d_links_per_pair;
+	u32 a = s / H, b = dst / H, p;
+	const u64 *live = &rt->pair_live[(size_t)fm_pair_index(t, a, b) *
+					 t->mask_words];
+	const struct fm_rt_dport *qa = &rt->fast->dport[fm_dist(t, a, b) * d];
+	const struct fm_rt_dport *qb = &rt->fast->dport[fm_dist(t, b, a) * d];
+	u32 up_s = rt->hub_l_up[s], up_d = rt->hub_l_up[dst];
+
+	for (p = fm_next_bit(live, from, nd); p < nd;
+	     p = fm_next_bit(live, p + 1, nd))
+		if ((up_s >> qa[p].index & 1) && (up_d >> qb[p].index & 1))
+			break;
+	return p;
+}
+
+/*
  * The list of routes hw_direct_striped cycles through and fm_route_next()
  * walks: positions 0 .. nd - 1 are direct routes (one per copy between two
  * supernodes, the L hop within one), positions nd .. nd + nr_via - 1 the
  * indirect routes in candidate order.  Find the first usable route at a
  * position in [@from, @to), write it into @r and return its position; -1
- * if there is none.  @v: the usable copies (direct routes) of the pair.
+ * if there is none.  @v: the usable copies (direct routes) of the pair, or
+ * NULL to test each copy against the link state tables instead.
  */
 static int fm_list_find(const struct fm_topology *t, u32 s, u32 dst,
 			const u64 *v, u32 nd, u32 from, u32 to,
@@ -347,8 +502,12 @@ static int fm_list_find(const struct fm_topology *t, u32 s, u32 dst,
 	u32 a = fm_hub_supernode(t, s), b = fm_hub_supernode(t, dst), p;
 
 	if (from < nd) {
-		p = a == b ? (fm_l_usable(t, s, dst) ? from : nd) :
-			     fm_next_bit(v, from, nd);
+		if (a == b)
+			p = fm_l_usable(t, s, dst) ? from : nd;
+		else if (v)
+			p = fm_next_bit(v, from, nd);
+		else
+			p = fm_next_usable(t, s, dst, from, nd);
 		if (p < to && p < nd) {
 			fm_route_reset(r);
 			if (a == b) {
@@ -369,13 +528,20 @@ static int fm_list_find(const struct fm_topology *t, u32 s, u32 dst,
 	return -1;
 }
 
-/* Number of direct positions of the list, and the usable copies. */
+/*
+ * Number of direct positions of the list, and in @v the usable copies;
+ * with the fast tables @v is not filled and NULL is returned in @vp.
+ */
 static u32 fm_list_direct(const struct fm_topology *t, u32 s, u32 dst,
-			  u64 *v)
+			  u64 *v, const u64 **vp)
 {
+	*vp = v;
 	if (fm_hub_supernode(t, s) == fm_hub_supernode(t, dst))
 		return 1;
-	fm_direct_copies(t, s, dst, v);
+	if (fm_fast(t))
+		*vp = NULL;
+	else
+		fm_direct_copies(t, s, dst, v);
 	return t->d_links_per_pair;
 }
 
@@ -469,6 +635,7 @@ int fm_route(const struct fm_topology *t, u32 src_hub, u32 dst_hub,
 	struct fm_route_cursor fresh = { 0, 0 };
 	u32 a, b, n, nd, j, i;
 	u64 v[FM_MASK_WORDS];
+	const u64 *vp;
 	int ret, p;
 
 	fm_route_start(t, src_hub, dst_hub, mode, r);
@@ -500,12 +667,12 @@ int fm_route(const struct fm_topology *t, u32 src_hub, u32 dst_hub,
 		}
 		return -EHOSTUNREACH;
 	default: /* PERCS_ROUTE_DIRECT_STRIPED */
-		nd = fm_list_direct(t, src_hub, dst_hub, v);
+		nd = fm_list_direct(t, src_hub, dst_hub, v, &vp);
 		n = nd + fm_nr_via(t, a, b);
 		j = cur->next % n;
-		p = fm_list_find(t, src_hub, dst_hub, v, nd, j, n, r);
+		p = fm_list_find(t, src_hub, dst_hub, vp, nd, j, n, r);
 		if (p < 0)
-			p = fm_list_find(t, src_hub, dst_hub, v, nd, 0, j, r);
+			p = fm_list_find(t, src_hub, dst_hub, vp, nd, 0, j, r);
 		if (p < 0)
 			return -EHOSTUNREACH;
 		cur->next = p + 1;
@@ -591,6 +758,7 @@ int fm_route_next(const struct fm_topology *t, u32 src_hub, u32 dst_hub,
 {
 	u32 a, b, nd = 0, n;
 	u64 v[FM_MASK_WORDS];
+	const u64 *vp = v;
 	int ret, p;
 
 	fm_route_start(t, src_hub, dst_hub, mode, r);
@@ -608,11 +776,11 @@ int fm_route_next(const struct fm_topology *t, u32 src_hub, u32 dst_hub,
 	a = fm_hub_supernode(t, src_hub);
 	b = fm_hub_supernode(t, dst_hub);
 	if (mode == PERCS_ROUTE_DIRECT_STRIPED)
-		nd = fm_list_direct(t, src_hub, dst_hub, v);
+		nd = fm_list_direct(t, src_hub, dst_hub, v, &vp);
 	n = nd + fm_nr_via(t, a, b);
 	if (it->pos >= n)
 		return -ENOENT;
-	p = fm_list_find(t, src_hub, dst_hub, v, nd, it->pos, n, r);
+	p = fm_list_find(t, src_hub, dst_hub, vp, nd, it->pos, n, r);
 	if (p < 0) {
 		it->pos = n;
 		fm_route_reset(r);
@@ -656,4 +824,119 @@ int fm_route_count(const struct fm_topology *t, u32 src_hub, u32 dst_hub,
 const char *fm_route_mode_name(unsigned int mode)
 {
 	return mode <= PERCS_ROUTE_MAX ? fm_route_mode_names[mode] : "?";
+}
+
+/* The table entry of a choice: the copy, or FM_RT_NONE. */
+static u16 fm_rt_entry(int c)
+{
+	return c < 0 ? FM_RT_NONE : (u16)c;
+}
+
+/**
+ * fm_rt_fast_build() - fill the fast path's choice tables, every link up
+ * @t: the topology, its link state tables just built
+ *
+ * Every link up, a choice depends only on hub indices and supernode
+ * distances (top of this file): the rows of supernode 0's hubs are
+ * computed, those of supernode a are the same rows turned by a
+ * supernodes.  O(H * nr_hubs) choices plus O(nr_hubs^2) copying.
+ */
+void fm_rt_fast_build(const struct fm_topology *t)
+{
+	struct fm_rt_fast *f = t->rt->fast;
+	u32 H = t->hubs_per_sn, N = t->nr_hubs, S = t->nr_supernodes;
+	u32 i, x, a, m;
+
+	if (!f || !f->direct)
+		return;
+	for (i = 0; i < H; i++) {
+		u16 *row = &f->direct[(size_t)i * N];
+		u16 *row_sn = &f->to_sn[(size_t)i * S];
+
+		for (x = H; x < N; x++)
+			row[x] = fm_rt_entry(fm_pick_direct(t, i, x));
+		row_sn[0] = FM_RT_NONE;
+		for (m = 1; m < S; m++)
+			row_sn[m] = fm_rt_entry(fm_pick_to_sn(t, i, m));
+	}
+	for (a = 1; a < S; a++) {
+		for (i = 0; i < H; i++) {
+			const u16 *src = &f->direct[(size_t)i * N];
+			u16 *dst = &f->direct[(size_t)(a * H + i) * N];
+			const u16 *src_sn = &f->to_sn[(size_t)i * S];
+			u16 *dst_sn = &f->to_sn[(size_t)(a * H + i) * S];
+
+			/* dst[(x + a * H) mod N] = src[x] */
+			memcpy(dst + a * H, src, (N - a * H) * sizeof(u16));
+			memcpy(dst, src + N - a * H, a * H * sizeof(u16));
+			memcpy(dst_sn + a, src_sn, (S - a) * sizeof(u16));
+			memcpy(dst_sn, src_sn + S - a, a * sizeof(u16));
+		}
+	}
+}
+
+/**
+ * fm_rt_fast_pair_changed() - a D link between two supernodes changed
+ * @t: the topology
+ * @sn_a: one end's supernode
+ * @sn_b: the other's
+ *
+ * Recomputes the choices that read the pair's inter-supernode table
+ * entry: hw_direct between their hubs, the route of each into the other.
+ * O(H^2) choices.
+ */
+void fm_rt_fast_pair_changed(const struct fm_topology *t, u32 sn_a, u32 sn_b)
+{
+	struct fm_rt_fast *f = t->rt->fast;
+	u32 H = t->hubs_per_sn, N = t->nr_hubs, S = t->nr_supernodes;
+	u32 i, j, s, x;
+
+	if (!f || !f->direct)
+		return;
+	for (i = 0; i < H; i++) {
+		for (j = 0; j < H; j++) {
+			s = sn_a * H + i;
+			x = sn_b * H + j;
+			f->direct[(size_t)s * N + x] =
+				fm_rt_entry(fm_pick_direct(t, s, x));
+			f->direct[(size_t)x * N + s] =
+				fm_rt_entry(fm_pick_direct(t, x, s));
+		}
+		s = sn_a * H + i;
+		f->to_sn[(size_t)s * S + sn_b] =
+			fm_rt_entry(fm_pick_to_sn(t, s, sn_b));
+		s = sn_b * H + i;
+		f->to_sn[(size_t)s * S + sn_a] =
+			fm_rt_entry(fm_pick_to_sn(t, s, sn_a));
+	}
+}
+
+/**
+ * fm_rt_fast_hub_changed() - an L link of a hub changed
+ * @t: the topology
+ * @hub: one end of the link (called for each)
+ *
+ * Recomputes the choices that read the hub's intra-supernode table:
+ * hw_direct from and to the hub, its routes into other supernodes.
+ * O(nr_hubs) choices.
+ */
+void fm_rt_fast_hub_changed(const struct fm_topology *t, u32 hub)
+{
+	struct fm_rt_fast *f = t->rt->fast;
+	u32 N = t->nr_hubs, S = t->nr_supernodes;
+	u32 a = fm_hub_supernode(t, hub), x, m;
+
+	if (!f || !f->direct)
+		return;
+	for (x = 0; x < N; x++) {
+		if (fm_hub_supernode(t, x) == a)
+			continue;
+		f->direct[(size_t)hub * N + x] =
+			fm_rt_entry(fm_pick_direct(t, hub, x));
+		f->direct[(size_t)x * N + hub] =
+			fm_rt_entry(fm_pick_direct(t, x, hub));
+	}
+	for (m = 0; m < S; m++)
+		f->to_sn[(size_t)hub * S + m] = m == a ? FM_RT_NONE :
+			fm_rt_entry(fm_pick_to_sn(t, hub, m));
 }

@@ -27,6 +27,13 @@
  * Building them is O(links + pairs * mask_words).  A link state change
  * updates one bit of the link bitmap and one bit of a table (two hubs'
  * intra tables for an L link, one pair's entry for a D link): O(1).
+ *
+ * The routing fast path (struct fm_rt_fast) derives from them what
+ * fm_route() reads per packet: the route choices of every pair of hubs
+ * (2 * nr_hubs^2 bytes, up to FM_RT_FAST_MAX_HUBS hubs) and of every hub
+ * into every supernode, the L hops and D ports; route.c fills the choices
+ * and recomputes those a link state change affects: 2H^2 + 2H for a D
+ * link, about 4 * nr_hubs for an L link.
  * Every route computed afterwards sees it.
  */
 #include "topology.h"
@@ -62,6 +69,62 @@ static u32 fm_rt_pair(const struct fm_topology *t, u32 a, u32 b)
 	return a * (2 * S - a - 1) / 2 + (b - a - 1);
 }
 
+static void fm_rt_fast_free(struct fm_rt_fast *f)
+{
+	if (!f)
+		return;
+	fm_free(f->direct);
+	fm_free(f->to_sn);
+	fm_free(f->lhop);
+	fm_free(f->dport);
+	fm_free(f);
+}
+
+/*
+ * The fast path's tables: the L hops and D ports from the wiring, the
+ * choice tables (up to FM_RT_FAST_MAX_HUBS hubs) by route.c.
+ */
+static struct fm_rt_fast *fm_rt_fast_alloc(const struct fm_topology *t)
+{
+	u32 H = t->hubs_per_sn, N = t->nr_hubs, i, j, q, id;
+	struct fm_rt_fast *f = fm_calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->lhop = fm_calloc((size_t)H * H, sizeof(*f->lhop));
+	f->dport = fm_calloc(t->d_ports_per_sn + 1, sizeof(*f->dport));
+	if (N <= FM_RT_FAST_MAX_HUBS) {
+		f->direct = fm_calloc((size_t)N * N, sizeof(u16));
+		f->to_sn = fm_calloc((size_t)N * t->nr_supernodes,
+				     sizeof(u16));
+		if (!f->direct || !f->to_sn)
+			goto fail;
+	}
+	if (!f->lhop || !f->dport)
+		goto fail;
+	for (i = 0; i < H; i++) {
+		for (j = 0; j < H; j++) {
+			struct fm_rt_lhop *e = &f->lhop[i * H + j];
+
+			if (i == j)
+				continue;
+			fm_l_link_id(t, i, j, &id);
+			e->tri = id;
+			e->link_class = fm_l_link_class(t, i, j);
+			e->out_port = fm_l_port(t, i, j);
+			e->in_port = fm_l_port(t, j, i);
+		}
+	}
+	for (q = 0; q < t->d_ports_per_sn; q++) {
+		f->dport[q].index = q % H;
+		f->dport[q].port = FM_PORT_D + q / H;
+	}
+	return f;
+fail:
+	fm_rt_fast_free(f);
+	return NULL;
+}
+
 /**
  * fm_topo_alloc_tables() - build the route tables, every link up
  * @t: a topology from fm_topo_init() or fm_topo_init_spec(), without
@@ -86,10 +149,12 @@ int fm_topo_alloc_tables(struct fm_topology *t)
 	rt->pair_live = fm_calloc((size_t)pairs * t->mask_words + 1,
 				  sizeof(u64));
 	rt->hub_l_up = fm_calloc(t->nr_hubs, sizeof(u32));
-	if (!rt->link_up || !rt->pair_live || !rt->hub_l_up) {
+	rt->fast = fm_rt_fast_alloc(t);
+	if (!rt->link_up || !rt->pair_live || !rt->hub_l_up || !rt->fast) {
 		fm_free(rt->link_up);
 		fm_free(rt->pair_live);
 		fm_free(rt->hub_l_up);
+		fm_rt_fast_free(rt->fast);
 		fm_free(rt);
 		return -ENOMEM;
 	}
@@ -100,6 +165,7 @@ int fm_topo_alloc_tables(struct fm_topology *t)
 	for (h = 0; h < t->nr_hubs; h++)
 		rt->hub_l_up[h] = fm_low_bits32(t->hubs_per_sn);
 	t->rt = rt;
+	fm_rt_fast_build(t);
 	return 0;
 }
 
@@ -117,6 +183,7 @@ void fm_topo_free_tables(struct fm_topology *t)
 	fm_free(rt->link_up);
 	fm_free(rt->pair_live);
 	fm_free(rt->hub_l_up);
+	fm_rt_fast_free(rt->fast);
 	fm_free(rt);
 }
 
@@ -143,7 +210,8 @@ bool fm_link_is_up(const struct fm_topology *t, u32 id)
  * @id: link id
  * @up: the new state
  *
- * Adjusts the route tables in O(1) (rtable.c) and increments
+ * Adjusts the route tables (rtable.c: O(1) for the link states, up to
+ * O(nr_hubs) route choices recomputed for the fast path) and increments
  * &fm_topology.generation when the state changes; setting the state a
  * link already has changes nothing.  Routes computed afterwards avoid the
  * link while it is down.
@@ -181,6 +249,7 @@ int fm_link_set_state(struct fm_topology *t, u32 id, bool up)
 			*m |= 1ULL << (li.copy % 64);
 		else
 			*m &= ~(1ULL << (li.copy % 64));
+		fm_rt_fast_pair_changed(t, a, b);
 	} else {
 		u32 bit0 = 1U << fm_hub_index(t, li.hub[0]);
 		u32 bit1 = 1U << fm_hub_index(t, li.hub[1]);
@@ -192,6 +261,8 @@ int fm_link_set_state(struct fm_topology *t, u32 id, bool up)
 			rt->hub_l_up[li.hub[0]] &= ~bit1;
 			rt->hub_l_up[li.hub[1]] &= ~bit0;
 		}
+		fm_rt_fast_hub_changed(t, li.hub[0]);
+		fm_rt_fast_hub_changed(t, li.hub[1]);
 	}
 	t->generation++;
 	return 0;

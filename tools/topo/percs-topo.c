@@ -16,7 +16,7 @@
 static const char usage[] =
 "usage: percs-topo --topology SPEC [--pattern PATTERN] [--route ROUTE]\n"
 "                  [--csv FILE] [--plot FILE.png] [--json] [--progress]\n"
-"                  [--per-flow]\n"
+"                  [--per-flow] [--bench-route[=N]]\n"
 "  --topology SPEC   SxH[,dpair=P][,dhub=U] or dN (section VII.A), e.g. 2x4,\n"
 "                    d8 (= 257x32,dhub=8), 513x32\n"
 "  --pattern P       alltoall (default), permutation[:SEED], sn-to-sn:A:B,\n"
@@ -27,7 +27,9 @@ static const char usage[] =
 "  --plot FILE.png   the loads by link class (gnuplot)\n"
 "  --json            the report as JSON\n"
 "  --progress        progress on stderr even when it is not a terminal\n"
-"  --per-flow        route every flow one by one (no aggregation)\n";
+"  --per-flow        route every flow one by one (no aggregation)\n"
+"  --bench-route[=N] time N (default 1000000) fm_route() look-ups per route\n"
+"                    mode, print ns per look-up, and exit\n";
 
 void topo_die(int status, const char *fmt, ...)
 {
@@ -128,6 +130,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "progress", no_argument, NULL, 'g' },
 		{ "per-flow", no_argument, NULL, 'f' },
+		{ "bench-route", optional_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -140,6 +143,7 @@ int main(int argc, char **argv)
 	struct fm_topo_spec ts;
 	struct fm_topology t;
 	bool json = false;
+	long long bench = 0;
 	char err[256];
 	double start = topo_now();
 	int c, status = 0;
@@ -170,6 +174,14 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			sim.per_flow = true;
+			break;
+		case 'B':
+			bench = optarg ? atoll(optarg) : 1000000;
+			if (bench <= 0 || (optarg &&
+			    strspn(optarg, "0123456789") != strlen(optarg)))
+				topo_die(TOPO_EXIT_USAGE,
+					 "--bench-route=%s: expected a positive count",
+					 optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -202,6 +214,11 @@ int main(int argc, char **argv)
 		topo_die(TOPO_EXIT_USAGE, "--topology %s: %s", spec, err);
 	if (fm_topo_alloc_tables(&t))
 		topo_die(TOPO_EXIT_FAIL, "out of memory for the route tables");
+	if (bench) {
+		topo_bench_route(stdout, &t, bench);
+		fm_topo_free_tables(&t);
+		return fflush(stdout) ? TOPO_EXIT_FAIL : 0;
+	}
 	if (topo_route_parse(route, &t, &sim.mode, &sim.arg, err, sizeof(err)))
 		topo_die(TOPO_EXIT_USAGE, "%s", err);
 	if (topo_pattern_parse(pattern, &t, &pat, err, sizeof(err)) ||

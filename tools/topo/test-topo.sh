@@ -6,7 +6,7 @@
 # progress.  TAP on stdout.
 # Usage: test-topo.sh PATH-TO-percs-topo
 #        test-topo.sh --count
-NTESTS=49
+NTESTS=51
 if [ "$1" = "--count" ]; then
 	echo "$NTESTS"
 	exit 0
@@ -85,6 +85,10 @@ check "unknown option, exit 2" 2 "unknown option '--bogus'" "" -- "$topo" --topo
 check "unknown short option, exit 2" 2 "unknown option '-x'" "" -- "$topo" -x
 check "option without its value, exit 2" 2 "percs-topo: --route needs a value" "" -- "$topo" --topology 2x4 --route
 check "extra argument, exit 2" 2 "unexpected argument 'more'" "" -- "$topo" --topology 2x4 more
+check "--bench-route prints ns per look-up of every mode" 0 "" \
+	"hw_indirect 1000 [0-9]" -- "$topo" --topology 3x8 --bench-route=1000
+check "--bench-route with a bad count, exit 2" 2 "expected a positive count" "" -- \
+	"$topo" --topology 2x4 --bench-route=x
 check "topology: bad number, exit 2" 2 \
 	"percs-topo: --topology 2x99: hubs_per_supernode=99: a supernode has 1..32 hubs" "" -- "$topo" --topology 2x99
 check "topology: bad syntax names the column, exit 2" 2 \
@@ -224,8 +228,9 @@ if command -v gnuplot > /dev/null; then
 else
 	n=$((n + 1)); echo "ok $n - --plot writes a PNG # SKIP gnuplot missing"
 fi
+# (a run of over half a second: every flow's 31 routes one by one)
 check "--progress reports on stderr when it is not a terminal" 0 "percs-topo: routing done in" "*" -- \
-	"$topo" --topology 513x32 --route hw-indirect --progress
+	"$topo" --topology 33x32 --route hw-indirect --per-flow --progress
 check "no progress without --progress when stderr is not a terminal" 0 "" "*" -- \
 	"$topo" --topology 513x32 --route hw-indirect
 check_json "Blue Waters size: 513 x 32 alltoall, hw-indirect" "

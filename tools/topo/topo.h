@@ -107,5 +107,6 @@ void topo_progress_start(struct topo_progress *pg, const char *what);
 void topo_progress(struct topo_progress *pg, double done, double total);
 void topo_progress_end(struct topo_progress *pg);
 double topo_now(void);
+void topo_bench_route(FILE *f, const struct fm_topology *t, u64 lookups);
 
 #endif /* _PERCS_TOPO_H */

@@ -11,7 +11,7 @@
 TOPO_DIR := $(SRC)/tools/topo
 TOPO_BIN := $(BUILD)/tools/percs-topo
 TOPO_SRCS := $(addprefix $(TOPO_DIR)/,percs-topo.c pattern.c sim.c report.c \
-	plot.c progress.c)
+	plot.c progress.c bench.c)
 TOPO_FM_SRCS := $(filter-out %/packet.c,$(wildcard $(SRC)/firmware-model/*.c))
 TOPO_HDRS := $(TOPO_DIR)/topo.h $(wildcard $(SRC)/firmware-model/*.h) \
 	$(SRC)/include/uapi/linux/percs.h
