@@ -7,6 +7,8 @@
  * payload is copied straight from the (user-writable) FIFO to the target,
  * so a racing writer can only garble its own data.  A packet whose target
  * FIFO is full stays where it is and the window waits on pd->blocked.
+ * RDMA descriptors are queued as operations (rdma.c) that each pass moves
+ * on after the FIFO and immediate slots.
  */
 #include <linux/sched.h>
 #include <linux/string.h>
@@ -21,6 +23,8 @@
  * @blocked_on: that target's global window id
  * @bad_index: the doorbell held an invalid trigger
  * @more: the budget ran out with packets left
+ * @rdma_full: an RDMA descriptor waits for the window's operations to
+ *	drop below %PERCS_RDMA_MAX_OPS
  */
 struct percs_pass {
 	int moved;
@@ -28,6 +32,7 @@ struct percs_pass {
 	u32 blocked_on;
 	bool bad_index;
 	bool more;
+	bool rdma_full;
 };
 
 /* Route and deliver one validated packet; stamps src and job key. */
@@ -36,13 +41,14 @@ static int percs_engine_send_one(struct percs_window *w,
 				 struct percs_pass *p)
 {
 	struct percs_dev *pd = w->hfi->pd;
+	const struct fm_route *route;
 	unsigned int extra_hops;
 	struct percs_window *t;
-	struct fm_route route;
 	int route_class, ret;
 
-	route_class = percs_isr_route(w, h, &route, &extra_hops);
-	if (route_class < 0)
+	/* No route struct on the stack: the kernel would zero it per packet. */
+	route = percs_isr_route_ref(w, h, &extra_hops, &route_class);
+	if (!route)
 		return route_class;
 
 	h->src.hub = w->hfi->hub;
@@ -64,7 +70,7 @@ static int percs_engine_send_one(struct percs_window *w,
 	}
 	rcu_read_unlock();
 	if (!ret) {
-		percs_isr_count(pd, &route, fm_pkt_units(h->length));
+		percs_isr_count(pd, route, fm_pkt_units(h->length));
 		this_cpu_inc(w->hfi->stats->packets[route_class]);
 	}
 	return ret;
@@ -175,6 +181,16 @@ static void percs_engine_run_fifo(struct percs_window *w, struct percs_pass *p)
 				units = avail;
 			}
 		}
+		if (!res && h.kind == PERCS_PKT_RDMA) {
+			/* Queued, or completed at once with its status. */
+			if (percs_rdma_post(w, &h, unit + sizeof(h))) {
+				p->rdma_full = true;
+				break;
+			}
+			p->moved++;
+			w->send_head += units;
+			continue;
+		}
 		if (!res) {
 			res = percs_engine_send_one(w, &h, unit + sizeof(h), p);
 			if (res == -EAGAIN)
@@ -232,6 +248,13 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 		percs_engine_run_imm(w, &p);
 	if ((kick_flags & PERCS_KICK_F_SEND) && !p.blocked)
 		percs_engine_run_fifo(w, &p);
+	if ((kick_flags & PERCS_KICK_F_SEND) && !list_empty(&w->rdma_ops)) {
+		if (percs_rdma_progress(w, &p.moved))
+			p.more = true;
+		/* Completions made room: read the descriptors left. */
+		else if (p.rdma_full && w->nr_rdma < PERCS_RDMA_MAX_OPS)
+			p.more = true;
+	}
 	percs_engine_update_blocked(w, &p);
 	/*
 	 * Send space was freed: wake poll(POLLOUT) waiters.  poll(2) reads
@@ -260,6 +283,21 @@ int percs_engine_run(struct percs_window *w, unsigned int kick_flags)
 	bool more;
 
 	return percs_engine_pass(w, kick_flags, &more);
+}
+
+/**
+ * percs_engine_step() - one pass, telling whether another is needed
+ * @w: the window
+ * @kick_flags: PERCS_KICK_F_SEND and/or PERCS_KICK_F_IMM
+ * @more: out: the budget ran out with work left (RDMA data included)
+ *
+ * Return: as percs_engine_run().
+ */
+int percs_engine_step(struct percs_window *w, unsigned int kick_flags,
+		      bool *more)
+{
+	*more = false;
+	return percs_engine_pass(w, kick_flags, more);
 }
 
 /**

@@ -19,6 +19,14 @@
  * it stays held (backpressure, never a loss) until the receiver's credit
  * kick releases it.  Packets held for a target that goes away are freed.
  *
+ * RDMA segments (rdma.c) are held the same way, on the window whose
+ * memory they land in (the target of a write, the initiator of a read):
+ * a held segment carries its data, a reference to the registration it is
+ * applied to and its transfer's tracker; written, it is copied into the
+ * registration and counted as landed.  It takes no FIFO room, so it is
+ * never kept back by a full FIFO; discarded, it lands with -ECONNREFUSED
+ * (its transfer completes with that status).
+ *
  * Held packets live on t->flight under t->recv_lock.
  */
 #include <linux/slab.h>
@@ -34,13 +42,22 @@
  * @node: entry in the target's flight list
  * @due: the target's packet count at which it may be written
  * @deadline: ktime_get_ns() after which it is written anyway
- * @hdr: the header, stamped
- * @payload: hdr.length bytes
+ * @mr: for an RDMA segment, the registration it lands in (a reference),
+ *	NULL for a FIFO packet
+ * @addr: where in @mr
+ * @len: data bytes of the segment
+ * @track: its transfer (a reference), see rdma.c
+ * @hdr: the header, stamped (FIFO packets)
+ * @payload: hdr.length bytes, or @len for a segment
  */
 struct percs_flight_pkt {
 	struct list_head node;
 	u64 due;
 	u64 deadline;
+	struct percs_mr *mr;
+	u64 addr;
+	u32 len;
+	struct percs_rdma_track *track;
 	struct percs_pkt_hdr hdr;
 	u8 payload[];
 };
@@ -70,6 +87,24 @@ static void percs_flight_arm(struct percs_dev *pd)
 	queue_delayed_work(system_wq, &pd->flight.flush, delay ? delay : 1);
 }
 
+/* Put a filled-in held packet on its target's list. */
+static void percs_flight_queue(struct percs_window *t,
+			       struct percs_flight_pkt *fp,
+			       unsigned int overtakers)
+{
+	struct percs_dev *pd = t->hfi->pd;
+
+	/* Its own arrival is counted after this: it does not overtake itself. */
+	fp->due = t->arrivals + 1 + overtakers;
+	fp->deadline = ktime_get_ns() +
+		       (u64)READ_ONCE(pd->flight.hold_us) * NSEC_PER_USEC;
+	list_add_tail(&fp->node, &t->flight);
+	WRITE_ONCE(t->nr_flight, t->nr_flight + 1);
+	atomic_inc(&pd->flight.live);
+	atomic64_inc(&pd->flight.held);
+	percs_flight_arm(pd);
+}
+
 /**
  * percs_flight_hold() - hold a packet in the network
  * @t: target window, recv_lock held, not dead
@@ -83,7 +118,6 @@ static void percs_flight_arm(struct percs_dev *pd)
 int percs_flight_hold(struct percs_window *t, const struct percs_pkt_hdr *h,
 		      const void *payload, unsigned int overtakers)
 {
-	struct percs_dev *pd = t->hfi->pd;
 	struct percs_flight_pkt *fp;
 
 	lockdep_assert_held(&t->recv_lock);
@@ -93,17 +127,56 @@ int percs_flight_hold(struct percs_window *t, const struct percs_pkt_hdr *h,
 		     GFP_ATOMIC | __GFP_NOWARN);
 	if (!fp)
 		return -ENOMEM;
-	/* Its own arrival is counted after this: it does not overtake itself. */
-	fp->due = t->arrivals + 1 + overtakers;
-	fp->deadline = ktime_get_ns() +
-		       (u64)READ_ONCE(pd->flight.hold_us) * NSEC_PER_USEC;
+	fp->mr = NULL;
 	fp->hdr = *h;
 	percs_copy(fp->payload, payload, h->length);
-	list_add_tail(&fp->node, &t->flight);
-	WRITE_ONCE(t->nr_flight, t->nr_flight + 1);
-	atomic_inc(&pd->flight.live);
-	atomic64_inc(&pd->flight.held);
-	percs_flight_arm(pd);
+	percs_flight_queue(t, fp, overtakers);
+	return 0;
+}
+
+/**
+ * percs_flight_hold_seg() - hold an RDMA segment in the network
+ * @t: the window whose memory it lands in, recv_lock held, not dead
+ * @dst: the registration it lands in; the held segment takes its own
+ *	reference
+ * @daddr: where
+ * @src: the registration its data comes from, or NULL to take @buf
+ * @saddr: where in @src
+ * @buf: the data when @src is NULL
+ * @len: data bytes, at most %PERCS_RDMA_SEG_DATA
+ * @track: its transfer; the held segment takes a reference and counts
+ *	as pending in it (rdma.c)
+ * @overtakers: as for percs_flight_hold()
+ *
+ * The data is read now, when the segment leaves its source.
+ *
+ * Return: 0, or -ENOMEM (the caller lands the segment now instead).
+ */
+int percs_flight_hold_seg(struct percs_window *t, struct percs_mr *dst,
+			  u64 daddr, struct percs_mr *src, u64 saddr,
+			  const void *buf, u32 len,
+			  struct percs_rdma_track *track,
+			  unsigned int overtakers)
+{
+	struct percs_flight_pkt *fp;
+
+	lockdep_assert_held(&t->recv_lock);
+	if (t->nr_flight >= PERCS_FLIGHT_MAX)
+		return -ENOMEM;
+	fp = kmalloc(struct_size(fp, payload, len), GFP_ATOMIC | __GFP_NOWARN);
+	if (!fp)
+		return -ENOMEM;
+	if (src ? percs_mr_copy_from(src, saddr, fp->payload, len) :
+		  (percs_copy(fp->payload, buf, len), 0)) {
+		kfree(fp);
+		return -ENOMEM;
+	}
+	fp->mr = dst;
+	fp->addr = daddr;
+	fp->len = len;
+	fp->track = track;
+	percs_rdma_track_hold(dst, track);
+	percs_flight_queue(t, fp, overtakers);
 	return 0;
 }
 
@@ -129,7 +202,10 @@ void percs_flight_release(struct percs_window *t, u64 now)
 			if (fp->due > t->arrivals &&
 			    (!now || fp->deadline > now))
 				continue;
-			if (percs_fifo_put(t, &fp->hdr, fp->payload))
+			if (fp->mr)
+				percs_rdma_land(fp->mr, fp->addr, fp->payload,
+						fp->len, fp->track, 0);
+			else if (percs_fifo_put(t, &fp->hdr, fp->payload))
 				return;
 			list_del(&fp->node);
 			WRITE_ONCE(t->nr_flight, t->nr_flight - 1);
@@ -168,6 +244,9 @@ void percs_flight_discard(struct percs_window *t)
 	spin_lock(&t->recv_lock);
 	list_for_each_entry_safe(fp, next, &t->flight, node) {
 		list_del(&fp->node);
+		if (fp->mr)
+			percs_rdma_land(fp->mr, fp->addr, NULL, 0, fp->track,
+					-ECONNREFUSED);
 		atomic_dec(&pd->flight.live);
 		atomic64_inc(&pd->flight.discarded);
 		kfree(fp);

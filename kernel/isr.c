@@ -131,30 +131,85 @@ void percs_isr_count(struct percs_dev *pd, const struct fm_route *r,
 }
 
 /**
- * percs_isr_route() - the route of one packet
- * @w: the sending window (its route cache and cursor, under send_lock)
+ * percs_isr_count_n() - count several packets of one route at once
+ * @pd: the system
+ * @r: their route
+ * @packets: how many
+ * @flits: their flits, all together
+ *
+ * As @packets calls of percs_isr_count() (an RDMA transfer's packets that
+ * share a route), in one update per link; replays are drawn per packet.
+ */
+void percs_isr_count_n(struct percs_dev *pd, const struct fm_route *r,
+		       u32 packets, u64 flits)
+{
+	struct percs_isr *isr = &pd->isr;
+	unsigned int i, n;
+
+	for (i = 0; i < r->nr_hops; i++) {
+		const struct fm_hop *hop = &r->hop[i];
+		unsigned int dir = hop->from_hub > hop->to_hub;
+		struct percs_link_stats __percpu *st = isr->stats[hop->link];
+		u32 ppm = READ_ONCE(isr->error_ppm[hop->link]);
+		u64 replays = 0;
+
+		this_cpu_add(st->dir[dir].packets, packets);
+		this_cpu_add(st->dir[dir].flits[hop->vc], flits);
+		if (unlikely(ppm)) {
+			for (n = 0; n < packets; n++)
+				replays += percs_isr_replays(ppm);
+			this_cpu_add(st->dir[dir].replays, replays);
+		}
+	}
+}
+
+/*
+ * Hops of @r beyond the direct route's.  Out of line: its route on the
+ * stack is zeroed at every call (the kernel initialises automatic
+ * variables), which the per-packet path should not pay for.
+ */
+static noinline unsigned int percs_isr_extra_hops(struct percs_dev *pd,
+						  u32 src, u32 dst,
+						  const struct fm_route *r)
+{
+	struct fm_route direct;
+
+	if (r->mode == PERCS_ROUTE_DIRECT ||
+	    fm_route_direct(&pd->topo, src, dst, &direct) ||
+	    r->nr_hops <= direct.nr_hops)
+		return 0;
+	return r->nr_hops - direct.nr_hops;
+}
+
+/**
+ * percs_isr_route_ref() - the route of one packet, without copying it
+ * @w: the sending window (its route cache, scratch route and cursor,
+ *	under send_lock)
  * @h: the validated header
- * @route: out: the route
  * @extra_hops: out: hops beyond the direct route's (the packet arrives
  *	after packets that took shorter routes)
+ * @route_class: out: enum fm_route_class, or the error
  *
  * The direct and software-indirect routes of a destination are cached per
  * window until a link changes state; the hardware modes choose per packet.
  * The caller counts the packet on the route's links once it is delivered
  * (percs_isr_count()).
  *
- * Return: the route class (enum fm_route_class), or -EHOSTUNREACH (no
- * route of the mode left, or no such hub), -EINVAL (a software-named
- * intermediate supernode that cannot be one).
+ * Return: the route, valid until the window's next routing call; NULL
+ * with *@route_class = -EHOSTUNREACH (no route of the mode left, or no
+ * such hub) or -EINVAL (a software-named intermediate supernode that
+ * cannot be one).
  */
-int percs_isr_route(struct percs_window *w, const struct percs_pkt_hdr *h,
-		    struct fm_route *route, unsigned int *extra_hops)
+const struct fm_route *percs_isr_route_ref(struct percs_window *w,
+					   const struct percs_pkt_hdr *h,
+					   unsigned int *extra_hops,
+					   int *route_class)
 {
 	struct percs_dev *pd = w->hfi->pd;
 	struct percs_route_cache *rc = &w->route;
 	bool cacheable = h->route == PERCS_ROUTE_DIRECT ||
 			 h->route == PERCS_ROUTE_SW_INDIRECT;
-	struct fm_route direct;
+	struct fm_route *r;
 	unsigned int seq;
 	int ret;
 
@@ -163,21 +218,18 @@ int percs_isr_route(struct percs_window *w, const struct percs_pkt_hdr *h,
 		if (cacheable && rc->valid && rc->hub == h->dst.hub &&
 		    rc->mode == h->route && rc->arg == h->route_arg &&
 		    rc->generation == pd->topo.generation) {
-			*route = rc->route;
+			r = &rc->route;
 			*extra_hops = rc->extra_hops;
 			ret = 0;
 			continue;
 		}
+		r = cacheable ? &rc->route : &rc->scratch;
+		rc->valid = false;
 		ret = fm_route(&pd->topo, w->hfi->hub, h->dst.hub, h->route,
-			       h->route_arg, &w->cursor, route);
-		*extra_hops = 0;
-		if (!ret && h->route != PERCS_ROUTE_DIRECT &&
-		    !fm_route_direct(&pd->topo, w->hfi->hub, h->dst.hub,
-				     &direct) &&
-		    route->nr_hops > direct.nr_hops)
-			*extra_hops = route->nr_hops - direct.nr_hops;
+			       h->route_arg, &w->cursor, r);
+		*extra_hops = ret ? 0 : percs_isr_extra_hops(pd, w->hfi->hub,
+							     h->dst.hub, r);
 		if (!ret && cacheable) {
-			rc->route = *route;
 			rc->hub = h->dst.hub;
 			rc->mode = h->route;
 			rc->arg = h->route_arg;
@@ -186,7 +238,30 @@ int percs_isr_route(struct percs_window *w, const struct percs_pkt_hdr *h,
 			rc->valid = true;
 		}
 	} while (read_seqretry(&pd->isr.lock, seq));
-	return ret ? ret : route->route_class;
+	*route_class = ret ? ret : r->route_class;
+	return ret ? NULL : r;
+}
+
+/**
+ * percs_isr_route() - the route of one packet, copied
+ * @w: the sending window, as percs_isr_route_ref()
+ * @h: the validated header
+ * @route: out: the route
+ * @extra_hops: out: as percs_isr_route_ref()
+ *
+ * Return: the route class (enum fm_route_class), or the error of
+ * percs_isr_route_ref().
+ */
+int percs_isr_route(struct percs_window *w, const struct percs_pkt_hdr *h,
+		    struct fm_route *route, unsigned int *extra_hops)
+{
+	const struct fm_route *r;
+	int route_class;
+
+	r = percs_isr_route_ref(w, h, extra_hops, &route_class);
+	if (r)
+		*route = *r;
+	return route_class;
 }
 
 /**

@@ -115,6 +115,7 @@ out_free:
 
 static void __exit percs_exit(void)
 {
+	percs_rdma_exit(percs);
 	percs_hfi_exit_all(percs);
 	percs_flight_exit(percs);
 	percs_clock_exit(percs);

@@ -36,6 +36,14 @@
 #define PERCS_ISR_MAX_ERROR_PPM	500000
 #define PERCS_ISR_ALL_LINKS	U32_MAX	/* percs_isr_set_error_ppm(): every link */
 
+/*
+ * RDMA (rdma.c): packets of data one engine pass moves for a window's
+ * transfers (about 250 KB), and the operations a window may have posted
+ * and not completed; a descriptor beyond that waits in the send FIFO.
+ */
+#define PERCS_RDMA_PASS_SEGS	128
+#define PERCS_RDMA_MAX_OPS	PERCS_CQ_ENTRIES
+
 /* Blocked senders one credit kick retries. */
 #define PERCS_CREDIT_BATCH	64
 

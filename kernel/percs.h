@@ -13,6 +13,9 @@
  *   t->recv_lock (spin)    the receive FIFO of a target window and the
  *                          packets held in flight for it
  *   pd->blocked_lock (spin) the list of windows waiting for credits
+ *   w->cq_lock (spin)      the window's CQ producer: taken inside send_lock
+ *                          (the window's own completions) or recv_lock (RDMA
+ *                          target notifications), holds nothing else
  *   w->mrs's xa_lock (spin) the window's registrations (nmmu.c); lookups
  *                          take none: RCU and the registration's refcount
  * A window's mapped regions are touched only under send_lock (send side)
@@ -202,6 +205,7 @@ struct percs_ring {
 /**
  * struct percs_route_cache - a window's last direct or sw_indirect route
  * @route: the route
+ * @scratch: the last route of a hardware mode (not cached)
  * @hub: its destination hub
  * @mode: its route mode
  * @arg: its route argument (the sw_indirect supernode)
@@ -211,6 +215,7 @@ struct percs_ring {
  */
 struct percs_route_cache {
 	struct fm_route route;
+	struct fm_route scratch;
 	u32 hub;
 	u8 mode;
 	u8 extra_hops;
@@ -240,7 +245,11 @@ struct percs_route_cache {
  * @send_head: kernel's send FIFO position (published in @st)
  * @send_tail: last valid trigger value seen
  * @imm_head: kernel's immediate slot position
- * @cq_tail: completion entries posted
+ * @cq_lock: the CQ producer (see the locking rules)
+ * @cq_tail: completion entries posted, under @cq_lock
+ * @rdma_ops: RDMA operations posted and not completed, in posting order
+ *	(rdma.c), under @send_lock
+ * @nr_rdma: entries of @rdma_ops
  * @route: the last route the firmware model gave (send side)
  * @cursor: the HFI's round-robin and pseudo-random route choices
  * @recv_lock: serialises deliveries into @recv
@@ -282,7 +291,10 @@ struct percs_window {
 	u64 send_head;
 	u64 send_tail;
 	u64 imm_head;
+	spinlock_t cq_lock;
 	u64 cq_tail;
+	struct list_head rdma_ops;
+	u32 nr_rdma;
 	struct percs_route_cache route;
 	struct fm_route_cursor cursor;
 
@@ -405,10 +417,16 @@ int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
 /* isr.c: topology, routes, links */
 int percs_isr_init(struct percs_dev *pd, const char *spec);
 void percs_isr_exit(struct percs_dev *pd);
+const struct fm_route *percs_isr_route_ref(struct percs_window *w,
+					   const struct percs_pkt_hdr *h,
+					   unsigned int *extra_hops,
+					   int *route_class);
 int percs_isr_route(struct percs_window *w, const struct percs_pkt_hdr *h,
 		    struct fm_route *route, unsigned int *extra_hops);
 void percs_isr_count(struct percs_dev *pd, const struct fm_route *r,
 		     u32 units);
+void percs_isr_count_n(struct percs_dev *pd, const struct fm_route *r,
+		       u32 packets, u64 flits);
 int percs_isr_set_link(struct percs_dev *pd, u32 id, bool up);
 int percs_isr_set_error_ppm(struct percs_dev *pd, u32 id, u32 ppm);
 void percs_isr_link_stats(struct percs_dev *pd, u32 id,
@@ -426,6 +444,26 @@ void percs_flight_discard(struct percs_window *t);
 void percs_flight_init(struct percs_dev *pd);
 void percs_flight_exit(struct percs_dev *pd);
 
+/* flight.c: RDMA segments held in flight */
+struct percs_rdma_track;
+int percs_flight_hold_seg(struct percs_window *t, struct percs_mr *dst,
+			  u64 daddr, struct percs_mr *src, u64 saddr,
+			  const void *buf, u32 len,
+			  struct percs_rdma_track *track,
+			  unsigned int overtakers);
+
+/* rdma.c */
+int percs_rdma_post(struct percs_window *w, const struct percs_pkt_hdr *h,
+		    const u8 *ext_and_payload);
+bool percs_rdma_progress(struct percs_window *w, int *moved);
+void percs_rdma_track_hold(struct percs_mr *dst,
+			   struct percs_rdma_track *track);
+void percs_rdma_land(struct percs_mr *dst, u64 daddr, const void *buf,
+		     u32 len, struct percs_rdma_track *track, int err);
+void percs_rdma_window_init(struct percs_window *w);
+void percs_rdma_window_fini(struct percs_window *w);
+void percs_rdma_exit(struct percs_dev *pd);
+
 /* cq.c */
 void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
 		   u8 flags);
@@ -433,6 +471,8 @@ void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
 /* engine.c: the send side */
 int percs_engine_run(struct percs_window *w, unsigned int kick_flags);
 int percs_engine_kick(struct percs_window *w, unsigned int kick_flags);
+int percs_engine_step(struct percs_window *w, unsigned int kick_flags,
+		      bool *more);
 void percs_engine_credit(struct percs_window *w);
 void percs_engine_unblock(struct percs_window *w);
 
@@ -459,9 +499,13 @@ int percs_mr_deregister(struct percs_window *w,
 struct percs_mr *percs_mr_get(struct percs_window *w, u32 handle, u64 addr,
 			      u64 len, u32 access);
 void percs_mr_put(struct percs_mr *mr);
+void percs_mr_hold(struct percs_mr *mr);
 int percs_mr_copy_to(struct percs_mr *mr, u64 addr, const void *src,
 		     size_t len);
 int percs_mr_copy_from(struct percs_mr *mr, u64 addr, void *dst, size_t len);
+int percs_mr_copy_mr(struct percs_mr *dst, u64 daddr, struct percs_mr *src,
+		     u64 saddr, size_t len);
+bool percs_mr_live(struct percs_window *w, struct percs_mr *mr);
 u64 *percs_mr_map_word(struct percs_mr *mr, u64 addr);
 void percs_mr_unmap_word(u64 *word);
 

@@ -208,6 +208,8 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	w->uid = current_euid();
 	spin_lock_init(&w->send_lock);
 	spin_lock_init(&w->recv_lock);
+	spin_lock_init(&w->cq_lock);
+	percs_rdma_window_init(w);
 	INIT_LIST_HEAD(&w->blocked_node);
 	INIT_LIST_HEAD(&w->poll_node);
 	INIT_LIST_HEAD(&w->flight);
@@ -306,6 +308,8 @@ static int percs_window_release(struct inode *inode, struct file *file)
 	spin_unlock(&w->recv_lock);
 	percs_flight_discard(w);
 	percs_engine_unblock(w);
+	/* Abort its RDMA operations; their segments in flight land or go. */
+	percs_rdma_window_fini(w);
 	/* Unpin what the window registered (transfers in flight keep theirs). */
 	percs_mr_window_fini(w);
 
@@ -447,8 +451,10 @@ static __poll_t percs_window_poll(struct file *file, poll_table *wait)
 	spin_lock(&w->recv_lock);
 	recv_tail = w->recv_tail;
 	spin_unlock(&w->recv_lock);
-	spin_lock(&w->send_lock);
+	spin_lock(&w->cq_lock);
 	cq_tail = w->cq_tail;
+	spin_unlock(&w->cq_lock);
+	spin_lock(&w->send_lock);
 	send_head = w->send_head;
 	spin_unlock(&w->send_lock);
 

@@ -41,7 +41,7 @@
  *	receive FIFO; only valid in an immediate-send slot
  * @PERCS_PKT_IP: IP datagram through the FIFO (not executed yet)
  * @PERCS_PKT_RDMA: RDMA descriptor, &struct percs_rdma_ext follows the
- *	header (not executed yet)
+ *	header
  * @PERCS_PKT_ATOMIC: remote atomic update, &struct percs_atomic_ext
  *	follows (not executed yet)
  * @PERCS_PKT_COLL: CAU collective packet, &struct percs_coll_ext follows
@@ -138,14 +138,26 @@ struct percs_pkt_hdr {
  * @op: PERCS_RDMA_OP_*
  * @flags: PERCS_RDMA_F_*
  * @reserved: must be zero
- * @handle: registration handle in the target window
+ * @handle: registration handle in the target window (&percs_pkt_hdr.dst)
+ * @local_handle: registration handle in the initiating window; must be 0
+ *	for %PERCS_RDMA_OP_FIFO_WRITE (the payload follows this extension)
  * @reserved2: must be zero
- * @local_handle: registration handle in the initiating window (0 for
- *	FIFO-to-memory: the payload follows this extension in the FIFO)
  * @remote_addr: effective address in the target's registration
- * @local_addr: effective address in the initiator's registration
- * @len: bytes to transfer
- * @user_data: echoed in the completion entry
+ * @local_addr: effective address in the initiator's registration; must be
+ *	0 for %PERCS_RDMA_OP_FIFO_WRITE
+ * @len: bytes to transfer: 1 .. %PERCS_MR_MAX_LENGTH (WRITE, READ), 1 ..
+ *	%PERCS_RDMA_FIFO_MAX (FIFO_WRITE, where &percs_pkt_hdr.length is
+ *	sizeof(struct percs_rdma_ext) + @len; for the others it is
+ *	sizeof(struct percs_rdma_ext))
+ * @user_data: echoed in the completion entries of the operation
+ *
+ * The descriptor is composed in the send FIFO like any packet and read
+ * once when the trigger reaches it.  Every operation posts one completion
+ * entry on the initiator (&percs_cqe.kind %PERCS_PKT_RDMA) once all of its
+ * bytes have landed, or with the error that stopped it; see
+ * Documentation/uapi.rst for the statuses.  On the wire a transfer is
+ * carried by packets of at most %PERCS_MAX_PACKET bytes, each with
+ * %PERCS_RDMA_SEG_DATA data bytes at most.
  */
 struct percs_rdma_ext {
 	__u8 op;
@@ -160,11 +172,18 @@ struct percs_rdma_ext {
 	__u64 user_data;
 };
 
-#define PERCS_RDMA_OP_WRITE	0
-#define PERCS_RDMA_OP_READ	1
-#define PERCS_RDMA_OP_FIFO_WRITE 2
+#define PERCS_RDMA_EXT_SIZE	48	/* sizeof(struct percs_rdma_ext) */
+/* Data bytes of one RDMA packet on the wire, and of a FIFO_WRITE. */
+#define PERCS_RDMA_SEG_DATA	(PERCS_MAX_PAYLOAD - PERCS_RDMA_EXT_SIZE)
+#define PERCS_RDMA_FIFO_MAX	PERCS_RDMA_SEG_DATA
+
+#define PERCS_RDMA_OP_WRITE	0 /* local registration -> remote one */
+#define PERCS_RDMA_OP_READ	1 /* remote registration -> local one */
+#define PERCS_RDMA_OP_FIFO_WRITE 2 /* payload in the FIFO -> remote one */
+#define PERCS_RDMA_OP_MAX	PERCS_RDMA_OP_FIFO_WRITE
 #define PERCS_RDMA_F_FENCE	(1U << 0) /* start after all earlier ones complete */
 #define PERCS_RDMA_F_NOTIFY_TARGET (1U << 1) /* CQE at the target too */
+#define PERCS_RDMA_F_ALL	(PERCS_RDMA_F_FENCE | PERCS_RDMA_F_NOTIFY_TARGET)
 
 /**
  * struct percs_atomic_op - one operation of an atomic update packet
@@ -245,6 +264,8 @@ struct percs_cqe {
 };
 
 #define PERCS_CQE_F_IMM		(1U << 0) /* came from an immediate slot */
+#define PERCS_CQE_F_REMOTE	(1U << 1) /* RDMA target notification */
+#define PERCS_CQE_F_LOCAL	(1U << 2) /* RDMA error on the initiator's registration */
 
 /*
  * The doorbell page: written by the application, read once per use by the
