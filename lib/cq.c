@@ -61,6 +61,12 @@ const char *percs_strerror(int err)
 		return "Destination window not reserved (or closing)";
 	case EACCES:
 		return "Destination window belongs to another job key, or the job key is bound to another user";
+	case ENOENT:
+		return "RDMA: no registration with this handle in the window (flag PERCS_CQE_F_LOCAL: the initiator's)";
+	case ERANGE:
+		return "RDMA: range outside the registration";
+	case EPERM:
+		return "RDMA: the registration does not grant this access";
 	case EPROTO:
 		return "Kernel and library disagree on the window layout (ABI mismatch)";
 	case EIO:

@@ -352,6 +352,95 @@ int percs_mr_reg(struct percs_window *w, void *addr, size_t len,
  */
 int percs_mr_dereg(struct percs_window *w, uint32_t handle);
 
+/*
+ * RDMA.  An operation is a %PERCS_PKT_RDMA descriptor composed in the send
+ * FIFO and triggered; it completes with one entry in the window's CQ
+ * (kind %PERCS_PKT_RDMA, user_data echoed, res 0 or -errno) once all its
+ * bytes have landed.  Poll it with percs_cq_poll().
+ */
+
+/**
+ * struct percs_rdma_wr - one RDMA operation to post
+ * @op: PERCS_RDMA_OP_WRITE, _READ or _FIFO_WRITE
+ * @route: enum percs_route_mode of its packets
+ * @route_arg: intermediate supernode for PERCS_ROUTE_SW_INDIRECT, else 0
+ * @flags: PERCS_RDMA_F_FENCE, PERCS_RDMA_F_NOTIFY_TARGET
+ * @dst: the target window
+ * @remote_handle: registration handle in the target window
+ * @remote_addr: address in that registration
+ * @local_handle: registration handle in this window (0 for FIFO_WRITE)
+ * @local_addr: address in that registration; for FIFO_WRITE, the payload
+ *	copied into the send FIFO
+ * @len: bytes
+ * @user_data: echoed in the completion entries
+ */
+struct percs_rdma_wr {
+	uint8_t op;
+	uint8_t route;
+	uint16_t route_arg;
+	uint32_t flags;
+	struct percs_addr dst;
+	uint32_t remote_handle;
+	uint64_t remote_addr;
+	uint32_t local_handle;
+	const void *local_addr;
+	uint64_t len;
+	uint64_t user_data;
+};
+
+/**
+ * percs_rdma_post() - post one RDMA operation and trigger it
+ * @w: the initiating window
+ * @wr: the operation
+ *
+ * When the send FIFO is full, publishes what is queued, kicks and retries
+ * once, as percs_send().
+ * Return: 0 (the status comes in the CQE); -EINVAL for a NULL argument,
+ * an unknown @op or @flags, a zero @len or a FIFO_WRITE without payload;
+ * -EMSGSIZE for a FIFO_WRITE above PERCS_RDMA_FIFO_MAX; -EAGAIN when the
+ * send FIFO stays full; or the kick's -errno.
+ */
+int percs_rdma_post(struct percs_window *w, const struct percs_rdma_wr *wr);
+
+/**
+ * percs_rdma_write() - RDMA write, local registration to remote one
+ * @w: the initiating window
+ * @dst: the target window
+ * @remote_handle: its registration (needs PERCS_ACCESS_REMOTE_WRITE)
+ * @remote_addr: where in it
+ * @local_handle: this window's registration holding the data
+ * @local_addr: where in it
+ * @len: bytes
+ * @flags: PERCS_RDMA_F_*
+ * @user_data: echoed in the completion entries
+ *
+ * Direct route mode.  Return: as percs_rdma_post().
+ */
+int percs_rdma_write(struct percs_window *w, const struct percs_addr *dst,
+		     uint32_t remote_handle, uint64_t remote_addr,
+		     uint32_t local_handle, const void *local_addr,
+		     uint64_t len, uint32_t flags, uint64_t user_data);
+
+/**
+ * percs_rdma_read() - RDMA read, remote registration to local one
+ * @w: the initiating window
+ * @dst: the target window
+ * @remote_handle: its registration (needs PERCS_ACCESS_REMOTE_READ)
+ * @remote_addr: where in it
+ * @local_handle: this window's registration (needs
+ *	PERCS_ACCESS_LOCAL_WRITE)
+ * @local_addr: where in it
+ * @len: bytes
+ * @flags: PERCS_RDMA_F_*
+ * @user_data: echoed in the completion entries
+ *
+ * Direct route mode.  Return: as percs_rdma_post().
+ */
+int percs_rdma_read(struct percs_window *w, const struct percs_addr *dst,
+		    uint32_t remote_handle, uint64_t remote_addr,
+		    uint32_t local_handle, void *local_addr, uint64_t len,
+		    uint32_t flags, uint64_t user_data);
+
 /**
  * percs_strerror() - describe a libpercs/completion error code
  * @err: a negative errno as returned or found in &percs_cqe.res (a
