@@ -242,6 +242,85 @@ const struct fm_route *percs_isr_route_ref(struct percs_window *w,
 	return ret ? NULL : r;
 }
 
+/*
+ * Hops of @r beyond the direct route's.  Out of line: its route on the
+ * stack is zeroed at every call (the kernel initialises automatic
+ * variables), which the per-packet path should not pay for.
+ */
+static noinline unsigned int percs_isr_extra_hops(struct percs_dev *pd,
+						  u32 src, u32 dst,
+						  const struct fm_route *r)
+{
+	struct fm_route direct;
+
+	if (r->mode == PERCS_ROUTE_DIRECT ||
+	    fm_route_direct(&pd->topo, src, dst, &direct) ||
+	    r->nr_hops <= direct.nr_hops)
+		return 0;
+	return r->nr_hops - direct.nr_hops;
+}
+
+/**
+ * percs_isr_route_ref() - the route of one packet, without copying it
+ * @w: the sending window (its route cache, scratch route and cursor,
+ *	under send_lock)
+ * @h: the validated header
+ * @extra_hops: out: hops beyond the direct route's (the packet arrives
+ *	after packets that took shorter routes)
+ * @route_class: out: enum fm_route_class, or the error
+ *
+ * The direct and software-indirect routes of a destination are cached per
+ * window until a link changes state; the hardware modes choose per packet.
+ * The caller counts the packet on the route's links once it is delivered
+ * (percs_isr_count()).
+ *
+ * Return: the route, valid until the window's next routing call; NULL
+ * with *@route_class = -EHOSTUNREACH (no route of the mode left, or no
+ * such hub) or -EINVAL (a software-named intermediate supernode that
+ * cannot be one).
+ */
+const struct fm_route *percs_isr_route_ref(struct percs_window *w,
+					   const struct percs_pkt_hdr *h,
+					   unsigned int *extra_hops,
+					   int *route_class)
+{
+	struct percs_dev *pd = w->hfi->pd;
+	struct percs_route_cache *rc = &w->route;
+	bool cacheable = h->route == PERCS_ROUTE_DIRECT ||
+			 h->route == PERCS_ROUTE_SW_INDIRECT;
+	struct fm_route *r;
+	unsigned int seq;
+	int ret;
+
+	do {
+		seq = read_seqbegin(&pd->isr.lock);
+		if (cacheable && rc->valid && rc->hub == h->dst.hub &&
+		    rc->mode == h->route && rc->arg == h->route_arg &&
+		    rc->generation == pd->topo.generation) {
+			r = &rc->route;
+			*extra_hops = rc->extra_hops;
+			ret = 0;
+			continue;
+		}
+		r = cacheable ? &rc->route : &rc->scratch;
+		rc->valid = false;
+		ret = fm_route(&pd->topo, w->hfi->hub, h->dst.hub, h->route,
+			       h->route_arg, &w->cursor, r);
+		*extra_hops = ret ? 0 : percs_isr_extra_hops(pd, w->hfi->hub,
+							     h->dst.hub, r);
+		if (!ret && cacheable) {
+			rc->hub = h->dst.hub;
+			rc->mode = h->route;
+			rc->arg = h->route_arg;
+			rc->extra_hops = *extra_hops;
+			rc->generation = pd->topo.generation;
+			rc->valid = true;
+		}
+	} while (read_seqretry(&pd->isr.lock, seq));
+	*route_class = ret ? ret : r->route_class;
+	return ret ? NULL : r;
+}
+
 /**
  * percs_isr_route() - the route of one packet, copied
  * @w: the sending window, as percs_isr_route_ref()
