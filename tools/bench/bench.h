@@ -269,6 +269,7 @@ int run_lat(const struct bench_cfg *cfg, struct results *res);
 int run_bw(const struct bench_cfg *cfg, struct results *res);
 int run_cost(const struct bench_cfg *cfg, struct results *res);
 int run_targets(const struct bench_cfg *cfg, struct results *res);
+int run_rdma(const struct bench_cfg *cfg, FILE *f);
 
 /* report.c */
 void print_limits(FILE *f, const struct limits *lim);

@@ -137,13 +137,15 @@ bool spin_slow(struct spin *s)
 static void usage(FILE *f)
 {
 	fputs(
-"Usage: percs-bench [OPTIONS] [all|limits|engine|lat|bw]\n"
+"Usage: percs-bench [OPTIONS] [all|limits|engine|lat|bw|rdma]\n"
 "\n"
 "Measure the percs emulated HFI against this machine's own limits, side by\n"
 "side in one run (Documentation/benchmarks.rst).\n"
 "\n"
-"  all      limits + engine + lat + bw, a summary with ratios and target\n"
+"  all      limits + engine + lat + bw + rdma, a summary with ratios and target\n"
 "           checks (the default)\n"
+"  rdma     RDMA write/read bandwidth 4 KiB..16 MiB, 8-byte write latency,\n"
+"           memcpy in the same run and the write/memcpy ratio (target 70%%)\n"
 "  limits   cache-line ping-pong, getppid(), percs ioctls, fdatasync doorbell,\n"
 "           memcpy bandwidth\n"
 "  engine   where one send's time goes: compose, kick, receive, one process\n"
@@ -479,7 +481,8 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		bad_usage("unexpected argument '%s'", argv[optind]);
 	if (strcmp(what, "all") && strcmp(what, "limits") &&
-	    strcmp(what, "engine") && strcmp(what, "lat") && strcmp(what, "bw"))
+	    strcmp(what, "engine") && strcmp(what, "lat") && strcmp(what, "bw") &&
+	    strcmp(what, "rdma"))
 		bad_usage("unknown subcommand '%s'", what);
 
 	if (cfg.quick) {
@@ -549,6 +552,16 @@ int main(int argc, char **argv)
 		run_bw(&cfg, &res);
 		if (!cfg.json)
 			print_bw(stdout, &cfg, &res);
+	}
+	if ((!strcmp(what, "all") && !cfg.json) || !strcmp(what, "rdma")) {
+		ret = run_rdma(&cfg, stdout);
+		if (ret < 0) {
+			fprintf(stderr, "percs-bench: rdma: %s\n",
+				percs_strerror(ret));
+			return 1;
+		}
+		if (!strcmp(what, "rdma"))
+			return ret;
 	}
 	if (!strcmp(what, "all")) {
 		run_targets(&cfg, &res);
