@@ -49,7 +49,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			    ret == -EOPNOTSUPP);
 		if (ret)
 			continue;
-		FUZZ_ASSERT(h.kind == (imm ? PERCS_PKT_IMM : PERCS_PKT_FIFO));
+		/* The kinds this module executes, where they may be sent. */
+		FUZZ_ASSERT(imm ? h.kind == PERCS_PKT_IMM :
+				  h.kind == PERCS_PKT_FIFO ||
+				  h.kind == PERCS_PKT_RDMA);
 		FUZZ_ASSERT(h.length <= (imm ? PERCS_IMM_PAYLOAD :
 					 PERCS_MAX_PAYLOAD));
 		FUZZ_ASSERT(h.route <= PERCS_ROUTE_MAX && !h.dst.reserved);
