@@ -70,7 +70,7 @@ static int percs_engine_send_one(struct percs_window *w,
 	}
 	rcu_read_unlock();
 	if (!ret) {
-		percs_isr_count(pd, route, fm_pkt_units(h->length));
+		percs_isr_count_later(w, route, fm_pkt_units(h->length));
 		this_cpu_inc(w->hfi->stats->packets[route_class]);
 	}
 	return ret;
@@ -255,6 +255,8 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 		else if (p.rdma_full && w->nr_rdma < PERCS_RDMA_MAX_OPS)
 			p.more = true;
 	}
+	/* The pass's packets on the cached route, on its links at once. */
+	percs_isr_flush(w->hfi->pd, &w->route);
 	percs_engine_update_blocked(w, &p);
 	/*
 	 * Send space was freed: wake poll(POLLOUT) waiters.  poll(2) reads

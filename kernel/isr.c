@@ -163,6 +163,26 @@ void percs_isr_count_n(struct percs_dev *pd, const struct fm_route *r,
 	}
 }
 
+/**
+ * percs_isr_flush() - count the packets a window's cached route carried
+ * @pd: the system
+ * @rc: the window's route cache (under its send_lock)
+ *
+ * The engine adds the packets it delivers on the cached route to
+ * @rc->pend_packets (percs_isr_count_later()) and counts them on the links
+ * here: at the end of each engine pass and before the cached route is
+ * replaced, so readers of the link counters see every packet of a pass
+ * once the pass is over.
+ */
+void percs_isr_flush(struct percs_dev *pd, struct percs_route_cache *rc)
+{
+	if (!rc->pend_packets)
+		return;
+	percs_isr_count_n(pd, &rc->route, rc->pend_packets, rc->pend_flits);
+	rc->pend_packets = 0;
+	rc->pend_flits = 0;
+}
+
 /*
  * Hops of @r beyond the direct route's.  Out of line: its route on the
  * stack is zeroed at every call (the kernel initialises automatic
@@ -223,8 +243,14 @@ const struct fm_route *percs_isr_route_ref(struct percs_window *w,
 			ret = 0;
 			continue;
 		}
-		r = cacheable ? &rc->route : &rc->scratch;
-		rc->valid = false;
+		if (cacheable) {
+			/* The counts still owed to the route replaced. */
+			percs_isr_flush(pd, rc);
+			rc->valid = false;
+			r = &rc->route;
+		} else {
+			r = &rc->scratch;
+		}
 		ret = fm_route(&pd->topo, w->hfi->hub, h->dst.hub, h->route,
 			       h->route_arg, &w->cursor, r);
 		*extra_hops = ret ? 0 : percs_isr_extra_hops(pd, w->hfi->hub,

@@ -212,6 +212,8 @@ struct percs_ring {
  * @extra_hops: hops beyond the direct route's
  * @generation: the topology's link-state generation it was computed in
  * @valid: the entry holds an answer
+ * @pend_packets: packets delivered on @route not yet counted on its links
+ * @pend_flits: their flits
  */
 struct percs_route_cache {
 	struct fm_route route;
@@ -222,6 +224,8 @@ struct percs_route_cache {
 	u16 arg;
 	u32 generation;
 	bool valid;
+	u32 pend_packets;
+	u64 pend_flits;
 };
 
 /**
@@ -425,6 +429,7 @@ int percs_isr_route(struct percs_window *w, const struct percs_pkt_hdr *h,
 		    struct fm_route *route, unsigned int *extra_hops);
 void percs_isr_count(struct percs_dev *pd, const struct fm_route *r,
 		     u32 units);
+void percs_isr_flush(struct percs_dev *pd, struct percs_route_cache *rc);
 void percs_isr_count_n(struct percs_dev *pd, const struct fm_route *r,
 		       u32 packets, u64 flits);
 int percs_isr_set_link(struct percs_dev *pd, u32 id, bool up);
@@ -512,5 +517,27 @@ void percs_mr_unmap_word(u64 *word);
 /* debugfs.c */
 void percs_debugfs_init(struct percs_dev *pd);
 void percs_debugfs_exit(struct percs_dev *pd);
+
+/**
+ * percs_isr_count_later() - count a delivered packet on its route's links
+ * @w: the sending window (under its send_lock)
+ * @r: the route percs_isr_route_ref() gave
+ * @units: the packet's flits
+ *
+ * A packet on the window's cached route is counted by percs_isr_flush() at
+ * the end of the pass, with the others of the pass; any other at once.
+ */
+static inline void percs_isr_count_later(struct percs_window *w,
+					 const struct fm_route *r, u32 units)
+{
+	struct percs_route_cache *rc = &w->route;
+
+	if (r == &rc->route) {
+		rc->pend_packets++;
+		rc->pend_flits += units;
+	} else {
+		percs_isr_count(w->hfi->pd, r, units);
+	}
+}
 
 #endif /* _PERCS_H */

@@ -59,6 +59,13 @@ kasan | kcsan)
 	# load/unload loop is covered at length by cycles.sh.
 	vm_args+=(--kernel "$tree" --mem 1536M --append "acpi=noirq kasan_multi_shot"
 		--env PERCS_FUZZ_CALLS=100000 --env PERCS_LOAD_CYCLES=3)
+	# KCSAN finds data races: it runs the programs that drive the
+	# module from several tasks at once (engines, senders and receivers,
+	# polling threads, releases under traffic, load/unload), not the
+	# single-threaded input checks, which KASAN covers.
+	if [ "$flavor" = kcsan ] && [ -z "${PERCS_SELFTESTS:-}" ]; then
+		vm_args+=(--env "PERCS_SELFTESTS=clock engine faults fifo imm isr nmmu races rdma reorder storm xproc module")
+	fi
 	;;
 *)
 	echo "vm-tests: unknown flavor '$flavor' (stock, kasan, kcsan)" >&2
