@@ -317,6 +317,55 @@ int pt_wait_live_zero(struct pt_live *live, int timeout_ms)
 	}
 }
 
+/* One "name value" line of a file such as debugfs live, or -1. */
+long pt_stat_field(const char *path, const char *field)
+{
+	char name[64];
+	long val, ret = -1;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", name, &val) == 2)
+		if (!strcmp(name, field))
+			ret = val;
+	fclose(f);
+	return ret;
+}
+
+/* Write @val to PT_ISR_DIR/@file (a knob or a command): 0 or -errno. */
+int pt_isr_write(const char *file, const char *val)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), PT_ISR_DIR "%s", file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+int pt_isr_set(const char *file, unsigned long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lu", val);
+	return pt_isr_write(file, buf);
+}
+
+/* A number file of PT_ISR_DIR (a knob): its value or -errno. */
+long pt_isr_read(const char *file)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PT_ISR_DIR "%s", file);
+	return pt_sysfs_read_long(path);
+}
+
 long pt_sysfs_read_long(const char *path)
 {
 	char buf[64];

@@ -71,6 +71,7 @@
 #define PT_DEV_DIR	"/dev"
 #define PT_SYSFS_DIR	"/sys/class/percs"
 #define PT_DEBUGFS_LIVE	"/sys/kernel/debug/percs/live"
+#define PT_ISR_DIR	"/sys/kernel/debug/percs/isr/"
 #define PT_TIMEOUT_MS	5000	/* default deadline of one wait */
 
 /** struct pt_live - /sys/kernel/debug/percs/live (-1: line missing) */
@@ -136,6 +137,10 @@ int pt_read_live(struct pt_live *live);
 bool pt_live_is_zero(const struct pt_live *live);
 int pt_wait_live_zero(struct pt_live *live, int timeout_ms);
 long pt_sysfs_read_long(const char *path);
+long pt_stat_field(const char *path, const char *field);
+int pt_isr_write(const char *file, const char *val);
+int pt_isr_set(const char *file, unsigned long val);
+long pt_isr_read(const char *file);
 long pt_sysfs_hfi_attr(unsigned int hub, unsigned int unit, const char *attr);
 long pt_sysfs_windows_in_use(unsigned int hub, unsigned int unit);
 

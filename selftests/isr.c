@@ -19,7 +19,6 @@
 #include "kselftest_harness.h"
 #include "common.h"
 
-#define ISR_DIR		"/sys/kernel/debug/percs/isr/"
 #define FIFO		PERCS_FIFO_DEF_SIZE
 #define MAX_LINKS	4096
 #define SRC_HUB		0	/* supernode 0 */
@@ -38,27 +37,12 @@ struct links {
 	unsigned int n;
 };
 
-static int isr_write(const char *file, const char *val)
-{
-	int fd, ret = 0;
-	char path[128];
-
-	snprintf(path, sizeof(path), ISR_DIR "%s", file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static int link_set(unsigned int id, bool up)
 {
 	char buf[16];
 
 	snprintf(buf, sizeof(buf), "%u", id);
-	return isr_write(up ? "link_up" : "link_down", buf);
+	return pt_isr_write(up ? "link_up" : "link_down", buf);
 }
 
 /* isr/links, its columns found by the header's names. */
@@ -70,7 +54,7 @@ static int read_links(struct links *ls)
 	};
 	int col[11], ncol = 0, i, c;
 	char line[512], *tok, *save;
-	FILE *f = fopen(ISR_DIR "links", "re");
+	FILE *f = fopen(PT_ISR_DIR "links", "re");
 
 	if (!f)
 		return -errno;
@@ -211,7 +195,7 @@ static void env_teardown(struct isr_env *e)
 		for (i = 0; i < ls->n; i++)
 			if (!ls->l[i].up)
 				link_set(ls->l[i].id, true);
-	isr_write("link_error", "all 0");
+	pt_isr_write("link_error", "all 0");
 	if (e->tx)
 		percs_window_release(e->tx);
 	if (e->rx)
@@ -341,7 +325,7 @@ TEST_F(isr, topology_and_links_listed)
 	long val;
 	FILE *f;
 
-	f = fopen(ISR_DIR "topology", "re");
+	f = fopen(PT_ISR_DIR "topology", "re");
 	ASSERT_NE(NULL, f);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%31s %ld", name, &val) == 2 &&
@@ -516,7 +500,7 @@ TEST_F(isr, transient_errors_replayed_without_loss)
 	unsigned int n = pt_scale(2000) + 16;
 	struct delta d;
 
-	ASSERT_EQ(0, isr_write("link_error", "all 200000"));
+	ASSERT_EQ(0, pt_isr_write("link_error", "all 200000"));
 	ASSERT_EQ(0, read_links(self->e.before));
 	ASSERT_LE(0, stream(_metadata, self->e.tx, self->e.rx,
 			    PERCS_ROUTE_DIRECT_STRIPED, 0, n));
@@ -526,25 +510,25 @@ TEST_F(isr, transient_errors_replayed_without_loss)
 	/* 20% errors: about a quarter of a replay per crossing. */
 	EXPECT_LT(d.packets / 10, d.replays);
 	EXPECT_GT(d.packets, d.replays);
-	ASSERT_EQ(0, isr_write("link_error", "all 0"));
+	ASSERT_EQ(0, pt_isr_write("link_error", "all 0"));
 }
 
 /* Malformed and out-of-range link commands are refused. */
 TEST_F(isr, link_commands_refuse_bad_input)
 {
-	EXPECT_EQ(-EINVAL, isr_write("link_down", "abc"));
-	EXPECT_EQ(-EINVAL, isr_write("link_down", "-1"));
-	EXPECT_EQ(-EINVAL, isr_write("link_down", ""));
-	EXPECT_EQ(-ENOENT, isr_write("link_down", "99999"));
-	EXPECT_EQ(-ENOENT, isr_write("link_up", "4000000000"));
-	EXPECT_EQ(-EINVAL, isr_write("link_error", "1"));
-	EXPECT_EQ(-EINVAL, isr_write("link_error", "1 500001"));
-	EXPECT_EQ(-EINVAL, isr_write("link_error", "one 5"));
-	EXPECT_EQ(-EINVAL, isr_write("link_error", "1 five"));
-	EXPECT_EQ(-ENOENT, isr_write("link_error", "99999 5"));
-	EXPECT_EQ(0, isr_write("link_error", "all 5"));
-	EXPECT_EQ(0, isr_write("link_error", "3 0"));
-	EXPECT_EQ(0, isr_write("link_error", "all 0"));
+	EXPECT_EQ(-EINVAL, pt_isr_write("link_down", "abc"));
+	EXPECT_EQ(-EINVAL, pt_isr_write("link_down", "-1"));
+	EXPECT_EQ(-EINVAL, pt_isr_write("link_down", ""));
+	EXPECT_EQ(-ENOENT, pt_isr_write("link_down", "99999"));
+	EXPECT_EQ(-ENOENT, pt_isr_write("link_up", "4000000000"));
+	EXPECT_EQ(-EINVAL, pt_isr_write("link_error", "1"));
+	EXPECT_EQ(-EINVAL, pt_isr_write("link_error", "1 500001"));
+	EXPECT_EQ(-EINVAL, pt_isr_write("link_error", "one 5"));
+	EXPECT_EQ(-EINVAL, pt_isr_write("link_error", "1 five"));
+	EXPECT_EQ(-ENOENT, pt_isr_write("link_error", "99999 5"));
+	EXPECT_EQ(0, pt_isr_write("link_error", "all 5"));
+	EXPECT_EQ(0, pt_isr_write("link_error", "3 0"));
+	EXPECT_EQ(0, pt_isr_write("link_error", "all 0"));
 }
 
 TEST_HARNESS_MAIN

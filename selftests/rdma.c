@@ -25,7 +25,6 @@
 #include "kselftest_harness.h"
 #include "common.h"
 
-#define ISR_DIR		"/sys/kernel/debug/percs/isr/"
 #define FIFO		PERCS_FIFO_DEF_SIZE
 #define PAGE		4096UL
 #define BUF		(4UL << 20)	/* each side's registered buffer */
@@ -33,53 +32,13 @@
 #define ALL_RIGHTS	(PERCS_ACCESS_LOCAL_WRITE | PERCS_ACCESS_REMOTE_READ | \
 			 PERCS_ACCESS_REMOTE_WRITE)
 
-/* One "name value" line of a debugfs file, or -1. */
-static long dbg_stat(const char *path, const char *field)
-{
-	char name[64];
-	long val, ret = -1;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", name, &val) == 2)
-		if (!strcmp(name, field))
-			ret = val;
-	fclose(f);
-	return ret;
-}
-
-static int knob_set(const char *name, unsigned long val)
-{
-	char path[128], buf[32];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), ISR_DIR "%s", name);
-	snprintf(buf, sizeof(buf), "%lu", val);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, strlen(buf)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static long knob_read(const char *name)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), ISR_DIR "%s", name);
-	return pt_sysfs_read_long(path);
-}
-
 /* Registrations and pinned pages drain to zero (deferred releases). */
 static bool mrs_drain(void)
 {
 	uint64_t deadline = pt_now_ms() + PT_TIMEOUT_MS;
 
-	while (dbg_stat(PT_DEBUGFS_LIVE, "registrations") != 0 ||
-	       dbg_stat(PT_DEBUGFS_LIVE, "pinned_pages") != 0) {
+	while (pt_stat_field(PT_DEBUGFS_LIVE, "registrations") != 0 ||
+	       pt_stat_field(PT_DEBUGFS_LIVE, "pinned_pages") != 0) {
 		if (pt_now_ms() > deadline)
 			return false;
 		usleep(1000);
@@ -198,9 +157,9 @@ FIXTURE_SETUP(rdma)
 {
 	PT_REQUIRE_DEVICE();
 	self->key = pt_new_key();
-	self->saved_ppm = knob_read("reorder_ppm");
-	self->saved_depth = knob_read("reorder_depth");
-	self->saved_hold = knob_read("hold_us");
+	self->saved_ppm = pt_isr_read("reorder_ppm");
+	self->saved_depth = pt_isr_read("reorder_depth");
+	self->saved_hold = pt_isr_read("hold_us");
 	ASSERT_EQ(0, side_open(&self->a, 0, 0, self->key, ALL_RIGHTS));
 	ASSERT_EQ(0, side_open(&self->b, 1, 1, self->key, ALL_RIGHTS));
 }
@@ -210,11 +169,11 @@ FIXTURE_TEARDOWN(rdma)
 	side_close(&self->a);
 	side_close(&self->b);
 	if (self->saved_ppm >= 0)
-		knob_set("reorder_ppm", self->saved_ppm);
+		pt_isr_set("reorder_ppm", self->saved_ppm);
 	if (self->saved_depth > 0)
-		knob_set("reorder_depth", self->saved_depth);
+		pt_isr_set("reorder_depth", self->saved_depth);
 	if (self->saved_hold > 0)
-		knob_set("hold_us", self->saved_hold);
+		pt_isr_set("hold_us", self->saved_hold);
 	EXPECT_TRUE(mrs_drain());
 	ASSERT_LIVE_ZERO();
 }
@@ -354,17 +313,17 @@ TEST_F(rdma, write_read_edge_sizes)
  */
 TEST_F(rdma, reordered_complete_only_when_all_landed)
 {
-	long held0 = dbg_stat(ISR_DIR "flight", "held");
+	long held0 = pt_stat_field(PT_ISR_DIR "flight", "held");
 
-	ASSERT_EQ(0, knob_set("reorder_depth", 16));
-	ASSERT_EQ(0, knob_set("reorder_ppm", 300000));
+	ASSERT_EQ(0, pt_isr_set("reorder_depth", 16));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 300000));
 	for (uint8_t op = 0; op <= PERCS_RDMA_OP_READ; op++)
 		for (unsigned int i = 1; i < ARRAY_SIZE(places); i++)
 			random_rw(_metadata, &self->a, &places[i], self->key,
 				  op, PERCS_ROUTE_DIRECT, pt_scale(3), 400000,
 				  77 + i + op);
-	EXPECT_LT(held0, dbg_stat(ISR_DIR "flight", "held"));
-	ASSERT_EQ(0, knob_set("reorder_ppm", 0));
+	EXPECT_LT(held0, pt_stat_field(PT_ISR_DIR "flight", "held"));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 0));
 }
 
 /* Many operations outstanding, then all completions, each with its data. */
@@ -376,7 +335,7 @@ TEST_F(rdma, many_outstanding_writes)
 	unsigned int got = 0;
 	uint8_t seen[200] = { 0 };
 
-	ASSERT_EQ(0, knob_set("reorder_ppm", 100000));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 100000));
 	for (unsigned int i = 0; i < n; i++) {
 		struct percs_rdma_wr wr = wr_of(PERCS_RDMA_OP_WRITE, &self->b,
 						i * len, &self->a, i * len,
@@ -396,7 +355,7 @@ TEST_F(rdma, many_outstanding_writes)
 		got++;
 	}
 	ASSERT_EQ(0, percs_cq_poll(self->a.w, &c, 1));
-	ASSERT_EQ(0, knob_set("reorder_ppm", 0));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 0));
 }
 
 /*
@@ -412,8 +371,8 @@ TEST_F(rdma, fenced_read_sees_earlier_writes)
 	struct percs_cqe c;
 	unsigned int rounds = pt_scale(5);
 
-	ASSERT_EQ(0, knob_set("reorder_depth", 32));
-	ASSERT_EQ(0, knob_set("reorder_ppm", 500000));
+	ASSERT_EQ(0, pt_isr_set("reorder_depth", 32));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 500000));
 	for (unsigned int r = 0; r < rounds; r++) {
 		pt_fill(self->a.buf, n * len, r);
 		memset(self->b.buf, 0, n * len);
@@ -451,7 +410,7 @@ TEST_F(rdma, fenced_read_sees_earlier_writes)
 	ASSERT_EQ(1, pt_cq_wait(self->a.w, &c, PT_TIMEOUT_MS));
 	ASSERT_EQ(2, c.user_data);
 	ASSERT_EQ(0, memcmp(self->b.buf, self->a.buf + len, len));
-	ASSERT_EQ(0, knob_set("reorder_ppm", 0));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 0));
 }
 
 /* The target is told when asked, with the operation's user_data. */
@@ -767,9 +726,9 @@ TEST_F(rdma, close_and_dereg_with_transfers_in_flight)
 	int ok = 0, errs = 0;
 	long pinned;
 
-	ASSERT_EQ(0, knob_set("hold_us", 300000));
-	ASSERT_EQ(0, knob_set("reorder_depth", 64));
-	ASSERT_EQ(0, knob_set("reorder_ppm", 500000));
+	ASSERT_EQ(0, pt_isr_set("hold_us", 300000));
+	ASSERT_EQ(0, pt_isr_set("reorder_depth", 64));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 500000));
 	for (unsigned int i = 0; i < 8; i++) {
 		wr = wr_of(i & 1 ? PERCS_RDMA_OP_READ : PERCS_RDMA_OP_WRITE,
 			   &self->b, 0, &self->a, 0, BUF, i);
@@ -777,10 +736,10 @@ TEST_F(rdma, close_and_dereg_with_transfers_in_flight)
 		ASSERT_EQ(0, percs_rdma_post(self->a.w, &wr));
 	}
 	ASSERT_EQ(0, percs_cq_poll(self->a.w, &c, 1));
-	pinned = dbg_stat(PT_DEBUGFS_LIVE, "pinned_pages");
+	pinned = pt_stat_field(PT_DEBUGFS_LIVE, "pinned_pages");
 	ASSERT_EQ(0, percs_mr_dereg(self->b.w, self->b.mr));
 	/* Still pinned: the held packets of the first one hold them. */
-	EXPECT_EQ(pinned, dbg_stat(PT_DEBUGFS_LIVE, "pinned_pages"));
+	EXPECT_EQ(pinned, pt_stat_field(PT_DEBUGFS_LIVE, "pinned_pages"));
 	for (unsigned int i = 0; i < 8; i++) {
 		ASSERT_EQ(1, pt_cq_wait(self->a.w, &c, 2 * PT_TIMEOUT_MS));
 		if (!c.res)
@@ -791,7 +750,7 @@ TEST_F(rdma, close_and_dereg_with_transfers_in_flight)
 	EXPECT_EQ(8, ok + errs);
 	EXPECT_EQ(7, errs);
 	EXPECT_EQ(pinned - BUF / PAGE,
-		  dbg_stat(PT_DEBUGFS_LIVE, "pinned_pages"));
+		  pt_stat_field(PT_DEBUGFS_LIVE, "pinned_pages"));
 	/* Now close both windows with the same backlog. */
 	ASSERT_EQ(0, percs_mr_reg(self->b.w, self->b.buf, BUF, ALL_RIGHTS,
 				  &self->b.mr));
@@ -806,7 +765,7 @@ TEST_F(rdma, close_and_dereg_with_transfers_in_flight)
 	percs_window_release(self->a.w);
 	self->a.w = NULL;
 	ASSERT_TRUE(mrs_drain());
-	ASSERT_EQ(0, knob_set("reorder_ppm", 0));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 0));
 }
 
 /* A child streams large transfers both ways; killed in the middle. */
@@ -845,10 +804,10 @@ TEST_F(rdma, process_killed_mid_transfer)
 		/* Only the fixture's two registrations stay. */
 		uint64_t deadline = pt_now_ms() + PT_TIMEOUT_MS;
 
-		while (dbg_stat(PT_DEBUGFS_LIVE, "registrations") != 2 &&
+		while (pt_stat_field(PT_DEBUGFS_LIVE, "registrations") != 2 &&
 		       pt_now_ms() < deadline)
 			usleep(1000);
-		ASSERT_EQ(2, dbg_stat(PT_DEBUGFS_LIVE, "registrations"));
+		ASSERT_EQ(2, pt_stat_field(PT_DEBUGFS_LIVE, "registrations"));
 	}
 	/* The target still works. */
 	struct percs_rdma_wr wr = wr_of(PERCS_RDMA_OP_WRITE, &self->b, 0,

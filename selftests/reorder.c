@@ -18,56 +18,8 @@
 #include "kselftest_harness.h"
 #include "common.h"
 
-#define ISR_DIR		"/sys/kernel/debug/percs/isr/"
 #define BIG_FIFO	PERCS_FIFO_DEF_SIZE
 #define SMALL_FIFO	PERCS_FIFO_MIN_SIZE
-
-static int knob_write(const char *name, const char *val)
-{
-	char path[128];
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), ISR_DIR "%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int knob_set(const char *name, unsigned long val)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%lu", val);
-	return knob_write(name, buf);
-}
-
-static long knob_read(const char *name)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), ISR_DIR "%s", name);
-	return pt_sysfs_read_long(path);
-}
-
-/* One "name value" line of isr/flight, or -1. */
-static long flight_stat(const char *field)
-{
-	char name[64];
-	long val, ret = -1;
-	FILE *f = fopen(ISR_DIR "flight", "re");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", name, &val) == 2)
-		if (!strcmp(name, field))
-			ret = val;
-	fclose(f);
-	return ret;
-}
 
 /* What a stream saw: each sequence number once, and how out of order. */
 struct seen {
@@ -145,7 +97,7 @@ FIXTURE_SETUP(reorder)
 
 	PT_REQUIRE_DEVICE();
 	for (i = 0; i < 3; i++) {
-		self->saved[i] = knob_read(knobs[i]);
+		self->saved[i] = pt_isr_read(knobs[i]);
 		ASSERT_LE(0, self->saved[i]);
 	}
 	ASSERT_EQ(0, pt_hfi_open(0, 0, &self->hfi[0]));
@@ -161,7 +113,7 @@ FIXTURE_TEARDOWN(reorder)
 
 	for (i = 0; i < 3; i++)
 		if (self->saved[i] >= 0)
-			knob_set(knobs[i], self->saved[i]);
+			pt_isr_set(knobs[i], self->saved[i]);
 	for (i = 0; i < 2; i++)
 		if (self->hfi[i])
 			percs_hfi_close(self->hfi[i]);
@@ -170,17 +122,17 @@ FIXTURE_TEARDOWN(reorder)
 /* Out-of-range and malformed knob values are refused and change nothing. */
 TEST_F(reorder, knobs_refuse_bad_values)
 {
-	ASSERT_EQ(0, knob_set("reorder_ppm", 1234));
-	EXPECT_EQ(-EINVAL, knob_set("reorder_ppm", 1000001));
-	EXPECT_EQ(-EINVAL, knob_write("reorder_ppm", "lots"));
-	EXPECT_EQ(-EINVAL, knob_write("reorder_ppm", "-1"));
-	EXPECT_EQ(1234, knob_read("reorder_ppm"));
-	EXPECT_EQ(-EINVAL, knob_set("reorder_depth", 0));
-	EXPECT_EQ(-EINVAL, knob_set("reorder_depth", 100000));
-	EXPECT_EQ(-EINVAL, knob_set("hold_us", 0));
-	EXPECT_EQ(-EINVAL, knob_set("hold_us", 1000001));
-	EXPECT_EQ(0, knob_set("reorder_depth", 3));
-	EXPECT_EQ(3, knob_read("reorder_depth"));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1234));
+	EXPECT_EQ(-EINVAL, pt_isr_set("reorder_ppm", 1000001));
+	EXPECT_EQ(-EINVAL, pt_isr_write("reorder_ppm", "lots"));
+	EXPECT_EQ(-EINVAL, pt_isr_write("reorder_ppm", "-1"));
+	EXPECT_EQ(1234, pt_isr_read("reorder_ppm"));
+	EXPECT_EQ(-EINVAL, pt_isr_set("reorder_depth", 0));
+	EXPECT_EQ(-EINVAL, pt_isr_set("reorder_depth", 100000));
+	EXPECT_EQ(-EINVAL, pt_isr_set("hold_us", 0));
+	EXPECT_EQ(-EINVAL, pt_isr_set("hold_us", 1000001));
+	EXPECT_EQ(0, pt_isr_set("reorder_depth", 3));
+	EXPECT_EQ(3, pt_isr_read("reorder_depth"));
 }
 
 /*
@@ -246,7 +198,7 @@ TEST_F(reorder, off_keeps_order)
 	struct percs_window *tx, *rx;
 	struct seen s;
 
-	ASSERT_EQ(0, knob_set("reorder_ppm", 0));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 0));
 	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
 				PERCS_WINDOW_ANY, &tx));
 	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
@@ -266,14 +218,14 @@ TEST_F(reorder, off_keeps_order)
 TEST_F(reorder, stream_arrives_out_of_order_exactly_once)
 {
 	unsigned int n = pt_scale(8000);
-	long held0 = flight_stat("held");
+	long held0 = pt_stat_field(PT_ISR_DIR "flight", "held");
 	struct percs_window *tx, *rx;
 	struct seen s;
 
 	ASSERT_LE(0, held0);
-	ASSERT_EQ(0, knob_set("reorder_ppm", 250000));
-	ASSERT_EQ(0, knob_set("reorder_depth", 8));
-	ASSERT_EQ(0, knob_set("hold_us", 200));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 250000));
+	ASSERT_EQ(0, pt_isr_set("reorder_depth", 8));
+	ASSERT_EQ(0, pt_isr_set("hold_us", 200));
 	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
 				PERCS_WINDOW_ANY, &tx));
 	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
@@ -284,7 +236,7 @@ TEST_F(reorder, stream_arrives_out_of_order_exactly_once)
 	EXPECT_EQ(0, s.bad);
 	/* 1 in 4 held: a run without inversions would be a broken knob. */
 	EXPECT_LT(n / 50, s.inversions);
-	EXPECT_LT(held0 + n / 8, flight_stat("held"));
+	EXPECT_LT(held0 + n / 8, pt_stat_field(PT_ISR_DIR "flight", "held"));
 	EXPECT_EQ(n, percs_window_status(rx)->packets_received);
 	TH_LOG("%u packets, %u arrived after a later one", n, s.inversions);
 	free(s.got);
@@ -300,9 +252,9 @@ TEST_F(reorder, held_packets_wait_for_room)
 	struct percs_window *tx, *rx;
 	struct seen s;
 
-	ASSERT_EQ(0, knob_set("reorder_ppm", 1000000));
-	ASSERT_EQ(0, knob_set("reorder_depth", 4));
-	ASSERT_EQ(0, knob_set("hold_us", 100));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
+	ASSERT_EQ(0, pt_isr_set("reorder_depth", 4));
+	ASSERT_EQ(0, pt_isr_set("hold_us", 100));
 	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
 				PERCS_WINDOW_ANY, &tx));
 	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, SMALL_FIFO,
@@ -327,9 +279,9 @@ TEST_F(reorder, lone_packet_arrives_after_hold_time)
 	struct percs_addr dst;
 	uint64_t t0;
 
-	ASSERT_EQ(0, knob_set("reorder_ppm", 1000000));
-	ASSERT_EQ(0, knob_set("reorder_depth", 8));
-	ASSERT_EQ(0, knob_set("hold_us", 50000));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
+	ASSERT_EQ(0, pt_isr_set("reorder_depth", 8));
+	ASSERT_EQ(0, pt_isr_set("hold_us", 50000));
 	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
 				PERCS_WINDOW_ANY, &tx));
 	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
@@ -341,13 +293,13 @@ TEST_F(reorder, lone_packet_arrives_after_hold_time)
 	/* Sent as far as the sender can tell, but not arrived. */
 	EXPECT_EQ(1, percs_window_status(tx)->packets_sent);
 	EXPECT_EQ(0, percs_window_status(rx)->packets_received);
-	EXPECT_EQ(1, flight_stat("in_flight"));
+	EXPECT_EQ(1, pt_stat_field(PT_ISR_DIR "flight", "in_flight"));
 	ASSERT_EQ((int)variant->len, pt_recv(rx, &h, buf, sizeof(buf),
 					     PT_TIMEOUT_MS));
 	EXPECT_EQ(99, h.tag);
 	TH_LOG("held packet arrived after %llu ms",
 	       (unsigned long long)(pt_now_ms() - t0));
-	EXPECT_EQ(0, flight_stat("in_flight"));
+	EXPECT_EQ(0, pt_stat_field(PT_ISR_DIR "flight", "in_flight"));
 	percs_window_release(tx);
 	percs_window_release(rx);
 	ASSERT_LIVE_ZERO();
@@ -357,15 +309,15 @@ TEST_F(reorder, lone_packet_arrives_after_hold_time)
 TEST_F(reorder, target_closes_with_packets_in_flight)
 {
 	unsigned char buf[PERCS_MAX_PAYLOAD];
-	long discarded0 = flight_stat("discarded");
+	long discarded0 = pt_stat_field(PT_ISR_DIR "flight", "discarded");
 	struct percs_window *tx, *rx;
 	struct percs_addr dst;
 	unsigned int i;
 
 	ASSERT_LE(0, discarded0);
-	ASSERT_EQ(0, knob_set("reorder_ppm", 1000000));
-	ASSERT_EQ(0, knob_set("reorder_depth", 64));
-	ASSERT_EQ(0, knob_set("hold_us", 1000000));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
+	ASSERT_EQ(0, pt_isr_set("reorder_depth", 64));
+	ASSERT_EQ(0, pt_isr_set("hold_us", 1000000));
 	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
 				PERCS_WINDOW_ANY, &tx));
 	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
@@ -377,10 +329,10 @@ TEST_F(reorder, target_closes_with_packets_in_flight)
 		ASSERT_EQ(0, send_one(tx, &dst, variant->imm, buf,
 				      variant->len, i));
 	}
-	EXPECT_LT(0, flight_stat("in_flight"));
+	EXPECT_LT(0, pt_stat_field(PT_ISR_DIR "flight", "in_flight"));
 	percs_window_release(rx);
-	EXPECT_EQ(0, flight_stat("in_flight"));
-	EXPECT_LT(discarded0, flight_stat("discarded"));
+	EXPECT_EQ(0, pt_stat_field(PT_ISR_DIR "flight", "in_flight"));
+	EXPECT_LT(discarded0, pt_stat_field(PT_ISR_DIR "flight", "discarded"));
 	percs_window_release(tx);
 	ASSERT_LIVE_ZERO();
 }
