@@ -441,6 +441,218 @@ int percs_rdma_read(struct percs_window *w, const struct percs_addr *dst,
 		    uint32_t local_handle, void *local_addr, uint64_t len,
 		    uint32_t flags, uint64_t user_data);
 
+/*
+ * Remote atomics.  Two levels:
+ *
+ * percs_atomic_post() composes one %PERCS_PKT_ATOMIC descriptor (up to
+ * %PERCS_ATOMIC_MAX_PACKED packed operations) and triggers it; its one
+ * completion entry (kind %PERCS_PKT_ATOMIC, res 0 or -errno) is the
+ * caller's, through percs_cq_poll().
+ *
+ * The PGAS level, for runtimes used to OpenSHMEM: operations on a remote
+ * registration (&struct percs_rmr, exchanged once like an rkey) at a byte
+ * offset, per width (8, 16, 32, 64 bits; unsigned types, two's complement,
+ * so signed values work the same).  Non-fetching operations
+ * (percs_atomic_add64() and friends) return once issued; the library
+ * packs consecutive ones to the same registration, op and width into one
+ * packet (percs_atomic_set_packing()).  Fetching ones block
+ * (percs_atomic_fetch_add64()) or not (the _nbi forms: the value is stored
+ * at completion).  percs_atomic_quiet() sends what is packed and waits for
+ * every operation issued so far.  The library's completion entries never
+ * reach percs_cq_poll(); entries of other kinds that it meets while
+ * waiting are kept for percs_cq_poll(), in order.
+ */
+
+/**
+ * struct percs_atomic_wr - one atomic descriptor to post
+ * @op: PERCS_ATOMIC_*
+ * @width: operand bytes: 1, 2, 4 or 8
+ * @count: operations in @ops, 1 .. PERCS_ATOMIC_MAX_PACKED (more than one:
+ *	non-fetching ADD/AND/OR/XOR only)
+ * @flags: PERCS_ATOMIC_F_*
+ * @route: enum percs_route_mode
+ * @reserved: zero
+ * @route_arg: intermediate supernode for PERCS_ROUTE_SW_INDIRECT, else 0
+ * @dst: the target window
+ * @handle: its registration (needs PERCS_ACCESS_REMOTE_ATOMIC)
+ * @result_handle: with PERCS_ATOMIC_F_FETCH, this window's registration
+ *	that receives the old value (needs PERCS_ACCESS_LOCAL_WRITE)
+ * @result_addr: where in it
+ * @compare: the comparand of a PERCS_ATOMIC_CSWAP
+ * @user_data: echoed in the completion entry
+ * @ops: effective address in the target's registration and operand
+ */
+struct percs_atomic_wr {
+	uint8_t op;
+	uint8_t width;
+	uint8_t count;
+	uint8_t flags;
+	uint8_t route;
+	uint8_t reserved;
+	uint16_t route_arg;
+	struct percs_addr dst;
+	uint32_t handle;
+	uint32_t result_handle;
+	void *result_addr;
+	uint64_t compare;
+	uint64_t user_data;
+	struct percs_atomic_op ops[PERCS_ATOMIC_MAX_PACKED];
+};
+
+/**
+ * percs_atomic_post() - post one atomic descriptor and trigger it
+ * @w: the initiating window
+ * @wr: the descriptor
+ *
+ * Return: 0 (the status comes in the CQE); -EINVAL for a NULL argument or
+ * a field the kernel would refuse (op, width, count, flags, operand wider
+ * than @width, packed fetching or CSWAP); -EAGAIN when the send FIFO stays
+ * full after a kick; or the kick's -errno.
+ */
+int percs_atomic_post(struct percs_window *w, const struct percs_atomic_wr *wr);
+
+/**
+ * struct percs_rmr - a remote registration, as PGAS peers exchange it
+ * @win: the window that registered it
+ * @handle: its handle (percs_mr_reg() there)
+ * @reserved: zero
+ * @base: its first byte in the owner's address space
+ * @length: its bytes
+ */
+struct percs_rmr {
+	struct percs_addr win;
+	uint32_t handle;
+	uint32_t reserved;
+	uint64_t base;
+	uint64_t length;
+};
+
+/* percs_amo() flags */
+#define PERCS_AMO_F_BLOCK	(1U << 0) /* return when it has completed */
+
+/**
+ * percs_amo() - one atomic operation at the PGAS level
+ * @w: the initiating window
+ * @r: the target registration
+ * @off: byte offset of the operand in it, a multiple of @width
+ * @op: PERCS_ATOMIC_*
+ * @width: 1, 2, 4 or 8
+ * @value: the operand (low @width bytes)
+ * @cond: the comparand of a PERCS_ATOMIC_CSWAP, else ignored
+ * @fetched: NULL, or where the old value (@width bytes) is stored when the
+ *	operation completes (a CSWAP always fetches: NULL discards it)
+ * @flags: PERCS_AMO_F_*
+ *
+ * The per-width inline functions below are the usual entry points.
+ * Return: 0 once issued (or, with %PERCS_AMO_F_BLOCK, completed); a
+ * blocking call returns the operation's status, e.g. -ERANGE, -EPERM,
+ * -EFAULT (misaligned), -ETIMEDOUT; -EINVAL for bad arguments (checked
+ * here: @off beyond @r's length or misaligned is -ERANGE/-EFAULT without
+ * sending).  A non-blocking operation's error is returned by the next
+ * percs_atomic_quiet().
+ */
+int percs_amo(struct percs_window *w, const struct percs_rmr *r, uint64_t off,
+	      unsigned int op, unsigned int width, uint64_t value,
+	      uint64_t cond, void *fetched, unsigned int flags);
+
+/**
+ * percs_amo_swap() - unconditional swap, built on compare-and-swap
+ * @w: the initiating window
+ * @r: the target registration
+ * @off: byte offset, a multiple of @width
+ * @width: 1, 2, 4 or 8
+ * @value: the new value
+ * @old: NULL, or where the value it replaced is stored
+ *
+ * Blocking: fetches the current value, then CSWAPs until one succeeds.
+ * Return: as percs_amo() with %PERCS_AMO_F_BLOCK.
+ */
+int percs_amo_swap(struct percs_window *w, const struct percs_rmr *r,
+		   uint64_t off, unsigned int width, uint64_t value, void *old);
+
+/**
+ * percs_atomic_quiet() - complete every atomic this window issued
+ * @w: the window
+ *
+ * Sends the operations the library holds packed, then waits (kicking the
+ * engine in kick mode) until all have completed; _nbi values are stored.
+ * Return: 0, or the first error of an operation since the last quiet.
+ */
+int percs_atomic_quiet(struct percs_window *w);
+
+/* percs_atomic_set_packing() modes */
+#define PERCS_PACK_AUTO	0 /* pack consecutive non-fetching ops (default) */
+#define PERCS_PACK_OFF	1 /* one operation per packet */
+
+/**
+ * percs_atomic_set_packing() - choose how non-fetching operations travel
+ * @w: the window
+ * @mode: PERCS_PACK_AUTO or PERCS_PACK_OFF
+ *
+ * Return: 0, or -EINVAL for another mode.
+ */
+int percs_atomic_set_packing(struct percs_window *w, unsigned int mode);
+
+/*
+ * Per width N (8, 16, 32, 64) and type T (uintN_t):
+ *   percs_atomic_{add,and,or,xor}N(w, r, off, T v)            non-fetching
+ *   percs_atomic_fetch_{add,and,or,xor}N(w, r, off, T v, T *old) blocking
+ *   percs_atomic_fetch_{add,and,or,xor}N_nbi(w, r, off, T v, T *old)
+ *   percs_atomic_compare_swapN(w, r, off, T cond, T v, T *old)  blocking
+ *   percs_atomic_compare_swapN_nbi(w, r, off, T cond, T v, T *old)
+ *   percs_atomic_swapN(w, r, off, T v, T *old)                  blocking
+ *   percs_atomic_fetchN(w, r, off, T *v)     atomic read (fetch-or 0)
+ *   percs_atomic_setN(w, r, off, T v)        atomic write (swap)
+ */
+#define PERCS_AMO_NOFETCH(name, N, OP)					\
+static inline int percs_atomic_##name##N(struct percs_window *w,	\
+		const struct percs_rmr *r, uint64_t off, uint##N##_t v)	\
+{ return percs_amo(w, r, off, OP, N / 8, v, 0, NULL, 0); }
+#define PERCS_AMO_FETCH(name, N, OP)					\
+static inline int percs_atomic_fetch_##name##N(struct percs_window *w,	\
+		const struct percs_rmr *r, uint64_t off, uint##N##_t v,	\
+		uint##N##_t *old)					\
+{ return percs_amo(w, r, off, OP, N / 8, v, 0, old, PERCS_AMO_F_BLOCK); } \
+static inline int percs_atomic_fetch_##name##N##_nbi(			\
+		struct percs_window *w, const struct percs_rmr *r,	\
+		uint64_t off, uint##N##_t v, uint##N##_t *old)		\
+{ return percs_amo(w, r, off, OP, N / 8, v, 0, old, 0); }
+#define PERCS_AMO_WIDTH(N)						\
+PERCS_AMO_NOFETCH(add, N, PERCS_ATOMIC_ADD)				\
+PERCS_AMO_NOFETCH(and, N, PERCS_ATOMIC_AND)				\
+PERCS_AMO_NOFETCH(or, N, PERCS_ATOMIC_OR)				\
+PERCS_AMO_NOFETCH(xor, N, PERCS_ATOMIC_XOR)				\
+PERCS_AMO_FETCH(add, N, PERCS_ATOMIC_ADD)				\
+PERCS_AMO_FETCH(and, N, PERCS_ATOMIC_AND)				\
+PERCS_AMO_FETCH(or, N, PERCS_ATOMIC_OR)					\
+PERCS_AMO_FETCH(xor, N, PERCS_ATOMIC_XOR)				\
+static inline int percs_atomic_compare_swap##N(struct percs_window *w,	\
+		const struct percs_rmr *r, uint64_t off, uint##N##_t cond, \
+		uint##N##_t v, uint##N##_t *old)			\
+{ return percs_amo(w, r, off, PERCS_ATOMIC_CSWAP, N / 8, v, cond, old,	\
+		   PERCS_AMO_F_BLOCK); }				\
+static inline int percs_atomic_compare_swap##N##_nbi(			\
+		struct percs_window *w, const struct percs_rmr *r,	\
+		uint64_t off, uint##N##_t cond, uint##N##_t v,		\
+		uint##N##_t *old)					\
+{ return percs_amo(w, r, off, PERCS_ATOMIC_CSWAP, N / 8, v, cond, old, 0); } \
+static inline int percs_atomic_swap##N(struct percs_window *w,		\
+		const struct percs_rmr *r, uint64_t off, uint##N##_t v,	\
+		uint##N##_t *old)					\
+{ return percs_amo_swap(w, r, off, N / 8, v, old); }			\
+static inline int percs_atomic_fetch##N(struct percs_window *w,		\
+		const struct percs_rmr *r, uint64_t off, uint##N##_t *v) \
+{ return percs_amo(w, r, off, PERCS_ATOMIC_OR, N / 8, 0, 0, v,		\
+		   PERCS_AMO_F_BLOCK); }				\
+static inline int percs_atomic_set##N(struct percs_window *w,		\
+		const struct percs_rmr *r, uint64_t off, uint##N##_t v)	\
+{ return percs_amo_swap(w, r, off, N / 8, v, NULL); }
+
+PERCS_AMO_WIDTH(8)
+PERCS_AMO_WIDTH(16)
+PERCS_AMO_WIDTH(32)
+PERCS_AMO_WIDTH(64)
+
 /**
  * percs_strerror() - describe a libpercs/completion error code
  * @err: a negative errno as returned or found in &percs_cqe.res (a

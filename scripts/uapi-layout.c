@@ -20,8 +20,14 @@ SIZE(percs_rdma_ext, 48);
 _Static_assert(sizeof(struct percs_rdma_ext) == PERCS_RDMA_EXT_SIZE, "PERCS_RDMA_EXT_SIZE");
 OFF(percs_rdma_ext, remote_addr, 16);
 OFF(percs_rdma_ext, user_data, 40);
-SIZE(percs_atomic_op, 24);
-SIZE(percs_atomic_ext, 24);
+SIZE(percs_atomic_op, PERCS_ATOMIC_OP_SIZE);
+SIZE(percs_atomic_ext, PERCS_ATOMIC_EXT_SIZE);
+OFF(percs_atomic_ext, user_data, 8);
+OFF(percs_atomic_ext, result_addr, 16);
+OFF(percs_atomic_ext, result_handle, 24);
+/* Packed mode: four operations and their header are one cache line. */
+_Static_assert(PERCS_PKT_HDR_SIZE + PERCS_ATOMIC_LEN(PERCS_ATOMIC_MAX_PACKED) ==
+	       PERCS_FLIT_SIZE, "packed atomics");
 SIZE(percs_coll_ext, 16);
 SIZE(percs_cqe, 16);
 SIZE(percs_doorbell, 256);

@@ -186,29 +186,38 @@ struct percs_rdma_ext {
 #define PERCS_RDMA_F_ALL	(PERCS_RDMA_F_FENCE | PERCS_RDMA_F_NOTIFY_TARGET)
 
 /**
- * struct percs_atomic_op - one operation of an atomic update packet
- * @addr: effective address of the naturally aligned operand
- * @operand: the value to add/and/or/xor/swap in
- * @compare: comparand for compare-and-swap, else 0
- */
-struct percs_atomic_op {
-	__u64 addr;
-	__u64 operand;
-	__u64 compare;
-};
-
-/**
- * struct percs_atomic_ext - follows the header of a %PERCS_PKT_ATOMIC packet
- * @op: PERCS_ATOMIC_* (the libfabric fi_op order of the supported ops)
+ * struct percs_atomic_ext - follows the header of a %PERCS_PKT_ATOMIC descriptor
+ * @op: PERCS_ATOMIC_*
  * @width: operand size in bytes: 1, 2, 4 or 8
- * @count: operations in this packet, 1..4 (more than one: packed mode,
- *	non-fetching only)
+ * @count: operations in this descriptor, 1 .. %PERCS_ATOMIC_MAX_PACKED;
+ *	more than one is packed mode: ADD, AND, OR or XOR without
+ *	%PERCS_ATOMIC_F_FETCH, every operation in the same registration
  * @flags: PERCS_ATOMIC_F_*
- * @handle: registration handle in the target window
- * @seq: sequence number for exactly-once delivery, assigned by the HFI
+ * @handle: registration handle in the target window (&percs_pkt_hdr.dst),
+ *	which must grant %PERCS_ACCESS_REMOTE_ATOMIC
  * @user_data: echoed in the completion entry
+ * @result_addr: with %PERCS_ATOMIC_F_FETCH, where the value the target
+ *	held before the operation is written (@width bytes, host order) in
+ *	the initiator's registration @result_handle; else 0
+ * @result_handle: with %PERCS_ATOMIC_F_FETCH, a registration of the
+ *	initiating window granting %PERCS_ACCESS_LOCAL_WRITE; else 0
+ * @reserved: must be zero
  *
- * @count &struct percs_atomic_op follow (packed mode: a cache line).
+ * @count &struct percs_atomic_op follow; a %PERCS_ATOMIC_CSWAP (count 1)
+ * is followed by one more __u64, the comparand.  &percs_pkt_hdr.length is
+ * exactly %PERCS_ATOMIC_LEN(@count), plus 8 for a CSWAP: a packed
+ * descriptor of four operations is one 128-byte cache line with its
+ * header.  The initiator's HFI numbers every packet per destination
+ * window and retransmits it until the target acknowledges it; the target
+ * applies each number once (Documentation/design.rst, "Atomics").
+ *
+ * Every descriptor posts one completion entry on the initiator
+ * (&percs_cqe.kind %PERCS_PKT_ATOMIC) once the target has applied it and
+ * the fetched value, if any, is in place, or with the error that stopped
+ * it (nothing is applied then: a packed descriptor applies all of its
+ * operations or none).  A CSWAP that finds another value completes with
+ * 0 too: the fetched value tells.  Documentation/uapi.rst lists the
+ * statuses.
  */
 struct percs_atomic_ext {
 	__u8 op;
@@ -216,16 +225,38 @@ struct percs_atomic_ext {
 	__u8 count;
 	__u8 flags;
 	__u32 handle;
-	__u64 seq;
 	__u64 user_data;
+	__u64 result_addr;
+	__u32 result_handle;
+	__u32 reserved;
 };
 
-#define PERCS_ATOMIC_ADD	0
+/**
+ * struct percs_atomic_op - one operation of an atomic descriptor
+ * @addr: effective address of the operand in the target's registration,
+ *	a multiple of the width
+ * @operand: the value added, and-ed, or-ed, xor-ed, or swapped in (CSWAP);
+ *	only its low @width bytes are used, the others must be zero
+ */
+struct percs_atomic_op {
+	__u64 addr;
+	__u64 operand;
+};
+
+#define PERCS_ATOMIC_EXT_SIZE	32	/* sizeof(struct percs_atomic_ext) */
+#define PERCS_ATOMIC_OP_SIZE	16	/* sizeof(struct percs_atomic_op) */
+#define PERCS_ATOMIC_MAX_PACKED	4
+/* &percs_pkt_hdr.length of a descriptor of @n operations (no CSWAP). */
+#define PERCS_ATOMIC_LEN(n)	(PERCS_ATOMIC_EXT_SIZE + (n) * PERCS_ATOMIC_OP_SIZE)
+
+#define PERCS_ATOMIC_ADD	0 /* two's complement: signed and unsigned */
 #define PERCS_ATOMIC_AND	1
 #define PERCS_ATOMIC_OR		2
 #define PERCS_ATOMIC_XOR	3
-#define PERCS_ATOMIC_CSWAP	4
-#define PERCS_ATOMIC_F_FETCH	(1U << 0)
+#define PERCS_ATOMIC_CSWAP	4 /* store operand if the value is the comparand */
+#define PERCS_ATOMIC_OP_MAX	PERCS_ATOMIC_CSWAP
+#define PERCS_ATOMIC_F_FETCH	(1U << 0) /* return the old value */
+#define PERCS_ATOMIC_F_ALL	PERCS_ATOMIC_F_FETCH
 
 /**
  * struct percs_coll_ext - follows the header of a %PERCS_PKT_COLL packet
@@ -265,7 +296,7 @@ struct percs_cqe {
 
 #define PERCS_CQE_F_IMM		(1U << 0) /* came from an immediate slot */
 #define PERCS_CQE_F_REMOTE	(1U << 1) /* RDMA target notification */
-#define PERCS_CQE_F_LOCAL	(1U << 2) /* RDMA error on the initiator's registration */
+#define PERCS_CQE_F_LOCAL	(1U << 2) /* error on the initiator's registration (RDMA, atomic result) */
 
 /*
  * The doorbell page: written by the application, read once per use by the
