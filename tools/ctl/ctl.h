@@ -14,6 +14,7 @@
 
 /* The ranges the kernel enforces on the ISR's debugfs knobs (EINVAL outside). */
 #define ISR_ERROR_PPM_MAX	500000u
+#define ISR_FAULT_PPM_MAX	500000u	/* drop_ppm, dup_ppm */
 #define ISR_REORDER_PPM_MAX	1000000u
 #define ISR_DEPTH_MIN		1u
 #define ISR_DEPTH_MAX		64u
@@ -55,6 +56,9 @@ int cmd_links(const struct isr_args *a);
 int cmd_link(const struct isr_args *a);
 int cmd_reorder(const struct isr_args *a);
 int cmd_isr(const struct isr_args *a);
+int cmd_drop(const struct isr_args *a);
+int cmd_dup(const struct isr_args *a);
+int cmd_atomic(const struct isr_args *a);
 
 /* What isr/topology adds to the "topology" command. */
 struct isr_shape {

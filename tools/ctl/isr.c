@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * percs-ctl's ISR commands, over the network's debugfs files (root only)
- * in PERCS_DEBUGFS_DIR/isr/ (default /sys/kernel/debug/percs/isr/):
+ * percs-ctl's debugfs commands, over the network's files (root only) in
+ * PERCS_DEBUGFS_DIR/isr/ (default /sys/kernel/debug/percs/isr/) and the
+ * atomic counters next to that directory:
  *
  *   links     reads isr/links: a header naming the columns, then one link
  *             a line (id class hub_a hub_b port_a port_b state error_ppm
@@ -10,8 +11,11 @@
  *   link      writes a link id to isr/link_up or isr/link_down, "ID PPM"
  *             or "all PPM" to isr/link_error
  *   reorder   writes the u32 knobs reorder_depth, hold_us, reorder_ppm
+ *   drop, dup write the u32 knobs drop_ppm, dup_ppm (atomic packets)
  *   isr       reads isr/topology and isr/flight ("name value" lines) and
  *             the knobs
+ *   atomic    reads the module's atomic counters, percs/atomic ("name
+ *             value" lines, outside isr/)
  *
  * A file is read whole and checked before anything is printed, so a
  * malformed one gives a message naming file, line and field and no partial
@@ -41,20 +45,23 @@ static const char *debugfs_dir(void)
 	return env_or("PERCS_DEBUGFS_DIR", "/sys/kernel/debug/percs");
 }
 
-/* isr/@name in @buf; false after a message if the path does not fit. */
-static bool isr_path(char *buf, size_t len, const char *name)
+/*
+ * The debugfs file @rel (relative to the module's directory: "isr/links",
+ * "atomic") in @buf; false after a message if the path does not fit.
+ */
+static bool dbg_path(char *buf, size_t len, const char *rel)
 {
-	int n = snprintf(buf, len, "%s/isr/%s", debugfs_dir(), name);
+	int n = snprintf(buf, len, "%s/%s", debugfs_dir(), rel);
 
 	if (n < 0 || (size_t)n >= len) {
-		fprintf(stderr, "%s: %s/isr/%s: %s\n", prog, debugfs_dir(), name,
+		fprintf(stderr, "%s: %s/%s: %s\n", prog, debugfs_dir(), rel,
 			strerror(ENAMETOOLONG));
 		return false;
 	}
 	return true;
 }
 
-/* Say why the ISR file @path could not be opened (errno @err). */
+/* Say why the debugfs file @path could not be opened (errno @err). */
 static void isr_open_error(const char *path, int err)
 {
 	const char *root = debugfs_dir();
@@ -64,8 +71,9 @@ static void isr_open_error(const char *path, int err)
 		fprintf(stderr, "%s: percs module not loaded or debugfs not mounted: %s missing\n",
 			prog, root);
 	else if (err == EACCES || err == EPERM)
-		fprintf(stderr, "%s: %s: %s (the ISR's debugfs files are root only)\n",
-			prog, path, strerror(err));
+		fprintf(stderr, "%s: %s: %s (the %s debugfs files are root only)\n",
+			prog, path, strerror(err),
+			strstr(path, "/isr/") ? "ISR's" : "module's");
 	else
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(err));
 }
@@ -78,14 +86,15 @@ enum isr_need {
 };
 
 /*
- * Open isr/@name for reading, its path in @path.  Returns 0 with *@f open
- * (or NULL if @need lets the file be left out), or 1 after a message.
+ * Open the debugfs file @rel for reading, its path in @path.  Returns 0
+ * with *@f open (or NULL if @need lets the file be left out), or 1 after
+ * a message.
  */
-static int isr_fopen(const char *name, enum isr_need need, FILE **f,
+static int isr_fopen(const char *rel, enum isr_need need, FILE **f,
 		     char *path, size_t len)
 {
 	*f = NULL;
-	if (!isr_path(path, len, name))
+	if (!dbg_path(path, len, rel))
 		return 1;
 	*f = fopen(path, "re");
 	if (*f || need == ISR_QUIET || (need == ISR_IF_PRESENT && errno == ENOENT))
@@ -207,7 +216,7 @@ static void jraw(struct jobj *o, const char *key, const char *val)
 		json_str(val);
 }
 
-/* ---- "name value" files: isr/flight, isr/topology ---- */
+/* ---- "name value" files: isr/flight, isr/topology, atomic ---- */
 
 #define KV_MAX	32
 
@@ -252,12 +261,12 @@ static bool kv_name_ok(const char *s)
 }
 
 /*
- * Read isr/@name, one "name value" pair a line, names unique, every value
- * a decimal number but that of @text_key (NULL: none).  @need as for
- * isr_fopen(); a file left out has present false.  Returns 0, or 1 after a
- * message.
+ * Read the debugfs file @rel, one "name value" pair a line, names unique,
+ * every value a decimal number but that of @text_key (NULL: none).  @need
+ * as for isr_fopen(); a file left out has present false.  Returns 0, or 1
+ * after a message.
  */
-static int kv_read(const char *name, enum isr_need need, const char *text_key,
+static int kv_read(const char *rel, enum isr_need need, const char *text_key,
 		   struct kv_file *kv)
 {
 	size_t cap = 0, lineno = 0;
@@ -266,7 +275,7 @@ static int kv_read(const char *name, enum isr_need need, const char *text_key,
 	FILE *f;
 
 	memset(kv, 0, sizeof(*kv));
-	if (isr_fopen(name, need, &f, kv->path, sizeof(kv->path)))
+	if (isr_fopen(rel, need, &f, kv->path, sizeof(kv->path)))
 		return 1;
 	if (!f)
 		return 0;
@@ -328,18 +337,26 @@ static int kv_read(const char *name, enum isr_need need, const char *text_key,
 	return ret;
 }
 
-/* Read the u32 knob isr/@name.  Returns 0, or 1 after a message. */
-static int knob_read(const char *name, uint32_t *val)
+/*
+ * Read the u32 knob isr/@name into *@val; @need as for isr_fopen() (a
+ * knob left out sets *@present false).  Returns 0, or 1 after a message.
+ */
+static int knob_read(const char *name, enum isr_need need, uint32_t *val,
+		     bool *present)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], rel[64];
 	size_t cap = 0;
 	char *line = NULL, *tok[2];
 	uint64_t v = 0;
 	int ret = 1, r;
 	FILE *f;
 
-	if (isr_fopen(name, ISR_REQUIRED, &f, path, sizeof(path)))
+	snprintf(rel, sizeof(rel), "isr/%s", name);
+	*present = false;
+	if (isr_fopen(rel, need, &f, path, sizeof(path)))
 		return 1;
+	if (!f)
+		return 0;
 	r = read_line(f, path, 1, &line, &cap);
 	if (r == 0)
 		file_error(path, 0, "empty, expected a number");
@@ -351,8 +368,10 @@ static int knob_read(const char *name, uint32_t *val)
 		file_error(path, 2, "expected one line");
 	else if (r > 0)
 		ret = 0;
-	if (!ret)
+	if (!ret) {
 		*val = (uint32_t)v;
+		*present = true;
+	}
 	free(line);
 	fclose(f);
 	return ret;
@@ -366,11 +385,12 @@ static int knob_read(const char *name, uint32_t *val)
 static int isr_write(const char *name, const char *text)
 {
 	size_t len = strlen(text);
-	char path[PATH_MAX];
+	char path[PATH_MAX], rel[64];
 	int fd, err = 0;
 	ssize_t n;
 
-	if (!isr_path(path, sizeof(path), name))
+	snprintf(rel, sizeof(rel), "isr/%s", name);
+	if (!dbg_path(path, sizeof(path), rel))
 		return -1;
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0) {
@@ -537,7 +557,7 @@ static int links_read(struct link_table *t)
 	FILE *f;
 
 	memset(t, 0, sizeof(*t));
-	if (isr_fopen("links", ISR_REQUIRED, &f, t->path, sizeof(t->path)))
+	if (isr_fopen("isr/links", ISR_REQUIRED, &f, t->path, sizeof(t->path)))
 		return 1;
 	r = read_line(f, t->path, lineno, &line, &cap);
 	if (r == 0)
@@ -636,7 +656,7 @@ int isr_shape_read(struct isr_shape *sh)
 	int ret;
 
 	memset(sh, 0, sizeof(*sh));
-	ret = kv_read("topology", ISR_QUIET, "spec", &kv);
+	ret = kv_read("isr/topology", ISR_QUIET, "spec", &kv);
 	spec = kv_get(&kv, "spec");
 	if (spec) {
 		sh->spec = strdup(spec);
@@ -697,7 +717,7 @@ int cmd_links(const struct isr_args *a)
 		struct kv_file kv;
 		uint64_t hubs;
 
-		if (kv_read("topology", ISR_QUIET, "spec", &kv))
+		if (kv_read("isr/topology", ISR_QUIET, "spec", &kv))
 			return 1;
 		if (kv_u64(&kv, "hubs", &hubs) && (uint64_t)a->hub >= hubs) {
 			fprintf(stderr, "%s: --hub %ld: the system has hubs 0..%" PRIu64 "\n",
@@ -848,10 +868,49 @@ int cmd_reorder(const struct isr_args *a)
 	return knob_write("reorder_ppm", ppm);
 }
 
-static const char *const isr_knobs[] = {
-	"reorder_ppm", "reorder_depth", "hold_us",
+/*
+ * drop PPM, dup PPM: the rates at which the network drops or duplicates
+ * atomic request and reply packets (the other kinds are covered by
+ * link-level retry and never lost).
+ */
+static int fault_rate(const struct isr_args *a, const char *cmd,
+		      const char *what, const char *knob)
+{
+	uint32_t ppm;
+
+	if (!a->nargs)
+		return usage_error("%s needs a rate: atomic packets per million %s, 0..%u",
+				   cmd, what, ISR_FAULT_PPM_MAX);
+	if (!parse_range(a->args[0], 0, ISR_FAULT_PPM_MAX, &ppm))
+		return usage_error("bad %s rate '%s': atomic packets per million %s, 0..%u",
+				   cmd, a->args[0], what, ISR_FAULT_PPM_MAX);
+	if (a->nargs > 1)
+		return usage_error("unexpected argument '%s'", a->args[1]);
+	return knob_write(knob, ppm);
+}
+
+int cmd_drop(const struct isr_args *a)
+{
+	return fault_rate(a, "drop", "dropped", "drop_ppm");
+}
+
+int cmd_dup(const struct isr_args *a)
+{
+	return fault_rate(a, "dup", "duplicated", "dup_ppm");
+}
+
+/* The knobs isr shows; those not required are left out when missing. */
+static const struct {
+	const char *name;
+	enum isr_need need;
+} isr_knobs[] = {
+	{ "reorder_ppm", ISR_REQUIRED },
+	{ "reorder_depth", ISR_REQUIRED },
+	{ "hold_us", ISR_REQUIRED },
+	{ "drop_ppm", ISR_IF_PRESENT },	/* modules with atomics */
+	{ "dup_ppm", ISR_IF_PRESENT },
 };
-#define NR_ISR_KNOBS	3
+#define NR_ISR_KNOBS	(sizeof(isr_knobs) / sizeof(isr_knobs[0]))
 
 static void kv_print(const struct kv_file *kv, bool json)
 {
@@ -872,23 +931,26 @@ static void kv_print(const struct kv_file *kv, bool json)
 /* isr: topology (if the module has it), knobs, flight counters. */
 int cmd_isr(const struct isr_args *a)
 {
-	bool json = a->json;
+	bool json = a->json, present[NR_ISR_KNOBS];
 	uint32_t knob[NR_ISR_KNOBS];
 	struct kv_file topo, flight;
 	struct jobj o = { true };
 
-	if (kv_read("topology", ISR_IF_PRESENT, "spec", &topo))
+	if (kv_read("isr/topology", ISR_IF_PRESENT, "spec", &topo))
 		return 1;
-	for (int i = 0; i < NR_ISR_KNOBS; i++)
-		if (knob_read(isr_knobs[i], &knob[i])) {
+	for (size_t i = 0; i < NR_ISR_KNOBS; i++)
+		if (knob_read(isr_knobs[i].name, isr_knobs[i].need, &knob[i],
+			      &present[i])) {
 			kv_free(&topo);
 			return 1;
 		}
-	if (kv_read("flight", ISR_REQUIRED, NULL, &flight)) {
+	if (kv_read("isr/flight", ISR_REQUIRED, NULL, &flight)) {
 		kv_free(&topo);
 		return 1;
 	}
 	if (json) {
+		struct jobj k = { true };
+
 		putchar('{');
 		if (topo.present) {
 			jkey(&o, "topology");
@@ -896,9 +958,9 @@ int cmd_isr(const struct isr_args *a)
 		}
 		jkey(&o, "knobs");
 		putchar('{');
-		for (int i = 0, first = 1; i < NR_ISR_KNOBS; i++, first = 0)
-			printf("%s\"%s\":%" PRIu32, first ? "" : ",",
-			       isr_knobs[i], knob[i]);
+		for (size_t i = 0; i < NR_ISR_KNOBS; i++)
+			if (present[i])
+				ju64(&k, isr_knobs[i].name, knob[i]);
 		putchar('}');
 		jkey(&o, "flight");
 		kv_print(&flight, true);
@@ -909,8 +971,10 @@ int cmd_isr(const struct isr_args *a)
 			kv_print(&topo, false);
 		}
 		puts("knobs:");
-		for (int i = 0; i < NR_ISR_KNOBS; i++)
-			printf("  %-20s %" PRIu32 "\n", isr_knobs[i], knob[i]);
+		for (size_t i = 0; i < NR_ISR_KNOBS; i++)
+			if (present[i])
+				printf("  %-20s %" PRIu32 "\n", isr_knobs[i].name,
+				       knob[i]);
 		puts("flight:");
 		kv_print(&flight, false);
 	}
@@ -919,3 +983,20 @@ int cmd_isr(const struct isr_args *a)
 	return 0;
 }
 
+/* atomic: the remote atomics' counters, percs/atomic as it is. */
+int cmd_atomic(const struct isr_args *a)
+{
+	struct kv_file kv;
+
+	if (kv_read("atomic", ISR_REQUIRED, NULL, &kv))
+		return 1;
+	if (a->json) {
+		kv_print(&kv, true);
+		putchar('\n');
+	} else {
+		for (unsigned int i = 0; i < kv.n; i++)
+			printf("%-20s %s\n", kv.key[i], kv.val[i]);
+	}
+	kv_free(&kv);
+	return 0;
+}

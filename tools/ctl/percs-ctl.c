@@ -11,11 +11,14 @@
  *   percs-ctl link ID|all errors PPM     transient link errors
  *   percs-ctl reorder PPM [--depth N] [--hold-us N]
  *                                        out-of-order delivery
+ *   percs-ctl drop PPM                   drop atomic packets
+ *   percs-ctl dup PPM                    duplicate atomic packets
  *   percs-ctl isr                        ISR topology, knobs, flight counters
+ *   percs-ctl atomic                     the remote atomics' counters
  *
- * The first three ask the HFI devices and sysfs; the ISR commands (isr.c)
- * read and write debugfs (PERCS_DEBUGFS_DIR/isr/, root only).  list, windows,
- * topology, links and isr take --json.  Exit status: 0 success, 1 the
+ * The first three ask the HFI devices and sysfs; the others (isr.c) read
+ * and write debugfs (PERCS_DEBUGFS_DIR, root only).  list, windows,
+ * topology, links, isr and atomic take --json.  Exit status: 0 success, 1 the
  * system could not be inspected or refused a change, 2 bad usage.
  */
 #include <ctype.h>
@@ -51,12 +54,17 @@ static void usage(FILE *f)
 		"                       link): PPM per million flits, 0..%u, 0 stops\n"
 		"  reorder PPM [--depth N] [--hold-us N]\n"
 		"                       hold back PPM packets per million (0..%u)\n"
-		"  isr                  the network's topology, reorder knobs and the\n"
+		"  drop PPM             drop PPM atomic packets per million (0..%u);\n"
+		"                       retransmission recovers them\n"
+		"  dup PPM              duplicate PPM atomic packets per million (0..%u)\n"
+		"  isr                  the network's topology, fault knobs and the\n"
 		"                       packets it holds back\n"
+		"  atomic               remote atomics: issued, completed, retransmits,\n"
+		"                       duplicates, ... (percs/atomic)\n"
 		"\n"
 		"options:\n"
 		"  --json               machine-readable output (list, windows, topology,\n"
-		"                       links, isr)\n"
+		"                       links, isr, atomic)\n"
 		"  --hfi N              with windows: only /dev/percs-hfiN\n"
 		"  --class LL|LR|D      with links: only links of this class\n"
 		"  --down               with links: only links that are down\n"
@@ -69,7 +77,8 @@ static void usage(FILE *f)
 		"environment: PERCS_DEV_DIR (default /dev), PERCS_SYSFS_DIR\n"
 		"(default /sys/class/percs), PERCS_DEBUGFS_DIR (default\n"
 		"/sys/kernel/debug/percs)\n", prog, ISR_ERROR_PPM_MAX,
-		ISR_REORDER_PPM_MAX, ISR_DEPTH_MAX, ISR_HOLD_US_MAX);
+		ISR_REORDER_PPM_MAX, ISR_FAULT_PPM_MAX, ISR_FAULT_PPM_MAX,
+		ISR_DEPTH_MAX, ISR_HOLD_US_MAX);
 }
 
 int usage_error(const char *fmt, ...)
@@ -518,7 +527,10 @@ static const struct {
 	{ "links", OPT_JSON | OPT_CLASS | OPT_DOWN | OPT_HUB, 0, cmd_links },
 	{ "link", 0, 3, cmd_link },
 	{ "reorder", OPT_DEPTH | OPT_HOLD_US, 1, cmd_reorder },
+	{ "drop", 0, 1, cmd_drop },
+	{ "dup", 0, 1, cmd_dup },
 	{ "isr", OPT_JSON, 0, cmd_isr },
+	{ "atomic", OPT_JSON, 0, cmd_atomic },
 };
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))
 #define NR_OPTIONS	(sizeof(options) / sizeof(options[0]))

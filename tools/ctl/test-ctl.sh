@@ -10,7 +10,7 @@
 # TAP on stdout.
 # Usage: test-ctl.sh PATH-TO-percs-ctl PATH-TO-test-fake-hfi.so
 #        test-ctl.sh --count
-NTESTS=137
+NTESTS=175
 if [ "$1" = "--count" ]; then
 	echo "$NTESTS"
 	exit 0
@@ -36,7 +36,8 @@ done
 
 # The fake debugfs tree $tmp/dbg/isr of the same system (spec 2x2): six
 # links (a link of each class down, one with the largest counter), the
-# reorder knobs at their defaults, the flight counters.
+# reorder, drop and duplicate knobs at their defaults, the flight counters;
+# and $tmp/dbg/atomic, the atomic counters.
 mkdir -p "$tmp/dbg/isr"
 HDR="id class hub_a hub_b port_a port_b state error_ppm packets flits flits_vc0 flits_vc1 flits_vc2 replays drops"
 printf '%s\n' "$HDR" \
@@ -53,9 +54,14 @@ printf '%s\n' "in_flight 1" "held 17" "discarded 2" > "$tmp/dbg/isr/flight"
 echo 0 > "$tmp/dbg/isr/reorder_ppm"
 echo 8 > "$tmp/dbg/isr/reorder_depth"
 echo 200 > "$tmp/dbg/isr/hold_us"
+echo 0 > "$tmp/dbg/isr/drop_ppm"
+echo 0 > "$tmp/dbg/isr/dup_ppm"
 : > "$tmp/dbg/isr/link_up"
 : > "$tmp/dbg/isr/link_down"
 : > "$tmp/dbg/isr/link_error"
+printf '%s\n' "issued 1200" "completed 1190" "retransmits 14" "duplicates 3" \
+	"stale 1" "dropped 12" "duplicated 5" "timeouts 0" \
+	"outstanding 18446744073709551615" > "$tmp/dbg/atomic"
 
 fake() {
 	env LD_PRELOAD="$shim" PERCS_DEV_DIR="$tmp/dev" PERCS_SYSFS_DIR="$tmp/sys" \
@@ -95,7 +101,7 @@ if [ "$(id -u)" = 0 ]; then
 		unpriv_skip="nobody cannot run $ctl"
 	fi
 else
-	chmod 0 "$tmp/locked/isr"
+	chmod 0 "$tmp/locked/isr" "$tmp/locked/atomic"
 fi
 unpriv() {
 	if [ "$(id -u)" = 0 ]; then
@@ -308,7 +314,7 @@ check "--depth with links, exit 2" 2 "--depth applies to 'reorder' only, not 'li
 check "--hold-us with link, exit 2" 2 "--hold-us applies to 'reorder' only, not 'link'" "" -- \
 	fake "$ctl" link 3 up --hold-us 4
 check "--json with link, exit 2" 2 \
-	"--json applies to 'list', 'windows', 'topology', 'links' and 'isr', not 'link'" "" -- \
+	"--json applies to 'list', 'windows', 'topology', 'links', 'isr' and 'atomic', not 'link'" "" -- \
 	fake "$ctl" --json link 3 down
 check "--json with reorder, exit 2" 2 "--json applies to .*, not 'reorder'" "" -- \
 	fake "$ctl" reorder 5 --json
@@ -356,14 +362,38 @@ check "reorder --hold-us 0, exit 2" 2 \
 	fake "$ctl" reorder 5 --hold-us 0
 check "reorder --hold-us=1000001, exit 2" 2 "bad --hold-us '1000001'" "" -- \
 	fake "$ctl" reorder 5 --hold-us=1000001
+check "drop without a rate, exit 2" 2 \
+	"drop needs a rate: atomic packets per million dropped, 0..500000" "" -- fake "$ctl" drop
+check "dup without a rate, exit 2" 2 \
+	"dup needs a rate: atomic packets per million duplicated, 0..500000" "" -- fake "$ctl" dup
+check "drop 500001, exit 2" 2 \
+	"bad drop rate '500001': atomic packets per million dropped, 0..500000" "" -- \
+	fake "$ctl" drop 500001
+check "dup 99999999999999999999: past 64 bits, exit 2" 2 \
+	"bad dup rate '99999999999999999999': atomic packets per million duplicated, 0..500000" "" -- \
+	fake "$ctl" dup 99999999999999999999
+check "drop x, exit 2" 2 "bad drop rate 'x'" "" -- fake "$ctl" drop x
+check "dup -1, exit 2" 2 "bad dup rate '-1'" "" -- fake "$ctl" dup -1
+check "drop 1e3, exit 2" 2 "bad drop rate '1e3'" "" -- fake "$ctl" drop 1e3
+check "dup '' (empty), exit 2" 2 "bad dup rate ''" "" -- fake "$ctl" dup ""
+check "drop 5 6, exit 2" 2 "unexpected argument '6'" "" -- fake "$ctl" drop 5 6
+check "--json with drop, exit 2" 2 "--json applies to .*, not 'drop'" "" -- \
+	fake "$ctl" drop 5 --json
+check "--depth with dup, exit 2" 2 "--depth applies to 'reorder' only, not 'dup'" "" -- \
+	fake "$ctl" dup 5 --depth 3
+check "atomic with an argument, exit 2" 2 "unexpected argument 'x'" "" -- fake "$ctl" atomic x
+check "--down with atomic, exit 2" 2 "--down applies to 'links' only, not 'atomic'" "" -- \
+	fake "$ctl" atomic --down
 tree nowrite
 check "usage errors write nothing" 0 "" "" -- sh -c "
-	for a in 'link 3 errors 500001' 'link all down' 'reorder 7 --depth 0' 'reorder x'; do
+	for a in 'link 3 errors 500001' 'link all down' 'reorder 7 --depth 0' 'reorder x' 'drop 500001' 'drop' 'drop 7 8' 'dup -3' 'dup 1000000' 'dup 5 --json'; do
 		env PERCS_DEBUGFS_DIR='$d' '$ctl' \$a 2> /dev/null && exit 1
 	done
 	cmp -s '$d/isr/link_error' '$tmp/dbg/isr/link_error' &&
 	cmp -s '$d/isr/link_down' '$tmp/dbg/isr/link_down' &&
-	cmp -s '$d/isr/reorder_ppm' '$tmp/dbg/isr/reorder_ppm'"
+	cmp -s '$d/isr/reorder_ppm' '$tmp/dbg/isr/reorder_ppm' &&
+	cmp -s '$d/isr/drop_ppm' '$tmp/dbg/isr/drop_ppm' &&
+	cmp -s '$d/isr/dup_ppm' '$tmp/dbg/isr/dup_ppm'"
 
 # ---- links ----
 check "links: header" 0 "" "^   ID CLASS HUB-A HUB-B PORT-A PORT-B STATE ERROR-PPM    PACKETS      FLITS  FLITS-VC0  FLITS-VC1  FLITS-VC2  REPLAYS    DROPS\$" -- \
@@ -536,8 +566,74 @@ check "reorder --hold-us 9 refused with EPERM, exit 1" 1 \
 check "reorder without the module or debugfs, exit 1" 1 \
 	"percs module not loaded or debugfs not mounted" "" -- nosys "$ctl" reorder 5
 
+# ---- drop, dup ----
+tree f
+check_file "drop 1000 writes isr/drop_ppm" "$d/isr/drop_ppm" 1000 -- at "$d" "$ctl" drop 1000
+check "drop 1000 leaves dup_ppm alone" 0 "" "^0\$" -- cat "$d/isr/dup_ppm"
+check_file "dup 500000: the top of the range" "$d/isr/dup_ppm" 500000 -- at "$d" "$ctl" dup 500000
+check "dup 500000 leaves drop_ppm alone" 0 "" "^1000\$" -- cat "$d/isr/drop_ppm"
+check_file "drop 0 stops the drops" "$d/isr/drop_ppm" 0 -- at "$d" "$ctl" drop 0
+check_file "dup 007 writes 7" "$d/isr/dup_ppm" 7 -- at "$d" "$ctl" dup 007
+check "drop 5 refused with EINVAL, exit 1" 1 "^percs-ctl: drop_ppm 5: Invalid argument\$" "" -- \
+	env PERCS_FAKE_WRITE_ERRNO=22 LD_PRELOAD="$shim" PERCS_DEBUGFS_DIR="$d" "$ctl" drop 5
+check "dup 5 refused with EPERM, exit 1" 1 "^percs-ctl: dup_ppm 5: Operation not permitted\$" "" -- \
+	env PERCS_FAKE_WRITE_ERRNO=1 LD_PRELOAD="$shim" PERCS_DEBUGFS_DIR="$d" "$ctl" dup 5
+tree old; rm "$d/isr/drop_ppm"
+check "drop 5: a module without isr/drop_ppm, exit 1" 1 \
+	"$d/isr/drop_ppm: No such file or directory" "" -- at "$d" "$ctl" drop 5
+check "dup without the module or debugfs, exit 1" 1 \
+	"percs module not loaded or debugfs not mounted" "" -- nosys "$ctl" dup 5
+if [ -n "$unpriv_skip" ]; then
+	skip "drop 5 as a user: root only" "$unpriv_skip"
+else
+	check "drop 5 as a user: root only" 1 \
+		"isr/drop_ppm: Permission denied (the ISR's debugfs files are root only)" "" -- \
+		unpriv "$ctl" drop 5
+fi
+
 # ---- isr ----
 check_exact "isr" "topology:
+  spec                 2x2
+  supernodes           2
+  hubs_per_supernode   2
+  hubs                 4
+  links                6
+  d_links_per_pair     3
+knobs:
+  reorder_ppm          0
+  reorder_depth        8
+  hold_us              200
+  drop_ppm             0
+  dup_ppm              0
+flight:
+  in_flight            1
+  held                 17
+  discarded            2" -- fake "$ctl" isr
+check_json "isr --json" "
+assert d == {'topology': {'spec': '2x2', 'supernodes': 2, 'hubs_per_supernode': 2,
+                          'hubs': 4, 'links': 6, 'd_links_per_pair': 3},
+             'knobs': {'reorder_ppm': 0, 'reorder_depth': 8, 'hold_us': 200,
+                       'drop_ppm': 0, 'dup_ppm': 0},
+             'flight': {'in_flight': 1, 'held': 17, 'discarded': 2}}, d" -- fake "$ctl" --json isr
+tree r
+check_json "isr --json after reorder shows the new knobs" "
+assert d['knobs'] == {'reorder_ppm': 250000, 'reorder_depth': 3, 'hold_us': 1000,
+                      'drop_ppm': 0, 'dup_ppm': 0}, d" -- \
+	sh -c "env LD_PRELOAD='$shim' PERCS_DEBUGFS_DIR='$d' '$ctl' reorder 250000 --depth 3 --hold-us 1000 &&
+	       env PERCS_DEBUGFS_DIR='$d' '$ctl' isr --json"
+tree f
+check_json "isr --json after drop and dup shows the new knobs" "
+assert list(d['knobs']) == ['reorder_ppm', 'reorder_depth', 'hold_us', 'drop_ppm', 'dup_ppm'], d
+assert d['knobs']['drop_ppm'] == 20000 and d['knobs']['dup_ppm'] == 500000, d" -- \
+	sh -c "env LD_PRELOAD='$shim' PERCS_DEBUGFS_DIR='$d' '$ctl' drop 20000 &&
+	       env LD_PRELOAD='$shim' PERCS_DEBUGFS_DIR='$d' '$ctl' dup 500000 &&
+	       env PERCS_DEBUGFS_DIR='$d' '$ctl' isr --json"
+check "isr after drop and dup: the new knobs" 0 "" "^  drop_ppm  *20000\$" -- at "$d" "$ctl" isr
+tree noatomic; rm "$d/isr/drop_ppm" "$d/isr/dup_ppm"
+check_json "isr --json of a module without drop_ppm and dup_ppm: left out" "
+assert d['knobs'] == {'reorder_ppm': 0, 'reorder_depth': 8, 'hold_us': 200}, d" -- \
+	at "$d" "$ctl" isr --json
+check_exact "isr of a module without drop_ppm and dup_ppm: no line" "topology:
   spec                 2x2
   supernodes           2
   hubs_per_supernode   2
@@ -551,17 +647,10 @@ knobs:
 flight:
   in_flight            1
   held                 17
-  discarded            2" -- fake "$ctl" isr
-check_json "isr --json" "
-assert d == {'topology': {'spec': '2x2', 'supernodes': 2, 'hubs_per_supernode': 2,
-                          'hubs': 4, 'links': 6, 'd_links_per_pair': 3},
-             'knobs': {'reorder_ppm': 0, 'reorder_depth': 8, 'hold_us': 200},
-             'flight': {'in_flight': 1, 'held': 17, 'discarded': 2}}, d" -- fake "$ctl" --json isr
-tree r
-check_json "isr --json after reorder shows the new knobs" "
-assert d['knobs'] == {'reorder_ppm': 250000, 'reorder_depth': 3, 'hold_us': 1000}, d" -- \
-	sh -c "env LD_PRELOAD='$shim' PERCS_DEBUGFS_DIR='$d' '$ctl' reorder 250000 --depth 3 --hold-us 1000 &&
-	       env PERCS_DEBUGFS_DIR='$d' '$ctl' isr --json"
+  discarded            2" -- at "$d" "$ctl" isr
+tree bad; echo "lots" > "$d/isr/dup_ppm"
+check "isr: dup_ppm not a number, exit 1" 1 \
+	"isr/dup_ppm:1: expected one number from 0 to 4294967295" "" -- at "$d" "$ctl" isr
 tree notopo; rm "$d/isr/topology"
 check_json "isr --json without isr/topology" "
 assert sorted(d) == ['flight', 'knobs'], d" -- at "$d" "$ctl" isr --json
@@ -587,6 +676,47 @@ if [ -n "$unpriv_skip" ]; then
 else
 	check "isr as a user: root only" 1 "Permission denied (the ISR's debugfs files are root only)" "" -- \
 		unpriv "$ctl" isr
+fi
+
+# ---- atomic ----
+check_exact "atomic" "issued               1200
+completed            1190
+retransmits          14
+duplicates           3
+stale                1
+dropped              12
+duplicated           5
+timeouts             0
+outstanding          18446744073709551615" -- fake "$ctl" atomic
+check_json "atomic --json" "
+assert list(d) == ['issued', 'completed', 'retransmits', 'duplicates', 'stale',
+                   'dropped', 'duplicated', 'timeouts', 'outstanding'], d
+assert all(type(v) is int for v in d.values()), d
+assert d['issued'] == 1200 and d['retransmits'] == 14 and d['duplicated'] == 5, d
+assert d['outstanding'] == 2**64 - 1, d" -- fake "$ctl" --json atomic
+tree new; echo "reply_cache 40" >> "$d/atomic"
+check_json "atomic --json: a counter added later, under its own name" "
+assert len(d) == 10 and d['reply_cache'] == 40, d" -- at "$d" "$ctl" atomic --json
+tree bad; printf '%s\n' "issued 3" "completed x" > "$d/atomic"
+check "atomic: a counter that is not a number, exit 1" 1 \
+	"/atomic:2: completed 'x' is not a number" "" -- at "$d" "$ctl" atomic
+tree bad; printf '%s\n' "issued 3" "issued 4" > "$d/atomic"
+check "atomic --json: a name twice, exit 1, no partial output" 1 "/atomic:2: 'issued' twice" "" -- \
+	at "$d" "$ctl" atomic --json
+tree bad; printf '%s\n' "issued" > "$d/atomic"
+check "atomic: a line without a value, exit 1" 1 \
+	"/atomic:1: 1 fields, expected 'NAME VALUE'" "" -- at "$d" "$ctl" atomic
+tree old; rm "$d/atomic"
+check "atomic: a module without percs/atomic, exit 1" 1 \
+	"$d/atomic: No such file or directory" "" -- at "$d" "$ctl" atomic
+check "atomic without the module or debugfs, exit 1" 1 \
+	"percs module not loaded or debugfs not mounted: $tmp/nodbg missing" "" -- nosys "$ctl" atomic
+if [ -n "$unpriv_skip" ]; then
+	skip "atomic as a user: root only" "$unpriv_skip"
+else
+	check "atomic as a user: root only" 1 \
+		"atomic: Permission denied (the module's debugfs files are root only)" "" -- \
+		unpriv "$ctl" atomic
 fi
 echo "# $((n - failed)) passed, $failed failed"
 [ "$n" -eq "$NTESTS" ] || echo "# ran $n tests, planned $NTESTS"

@@ -8,7 +8,8 @@
  *
  * It also plays the kernel's part for writes to the ISR's debugfs control
  * files (plain files in a directory named isr: link_up, link_down,
- * link_error and the knobs reorder_ppm, reorder_depth, hold_us): a write
+ * link_error and the knobs reorder_ppm, reorder_depth, hold_us, drop_ppm,
+ * dup_ppm): a write
  * the kernel would refuse fails with its errno (EINVAL: not a number or
  * out of range; ENOENT: a link id that is not in the first column of the
  * sibling file "links"), any other is stored.  PERCS_FAKE_WRITE_ERRNO=N
@@ -169,6 +170,8 @@ static int isr_refusal(const char *dir, const char *name, const char *text)
 		{ "reorder_ppm", 0, 1000000 },
 		{ "reorder_depth", 1, 64 },
 		{ "hold_us", 1, 1000000 },
+		{ "drop_ppm", 0, 500000 },
+		{ "dup_ppm", 0, 500000 },
 	};
 	char id[32], ppm[32];
 	uint32_t n, rate;
@@ -198,7 +201,7 @@ ssize_t write(int fd, const void *buf, size_t len)
 	static ssize_t (*real)(int, const void *, size_t);
 	static const char *const files[] = {
 		"link_up", "link_down", "link_error", "reorder_ppm",
-		"reorder_depth", "hold_us",
+		"reorder_depth", "hold_us", "drop_ppm", "dup_ppm",
 	};
 	char path[4096], text[128];
 	const char *force;
