@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libpercs: completion queue and error texts.
+ *
+ * The PGAS atomics (pgas.c) share the window's CQ with everything else:
+ * their entries are recognised by user_data and handed to pgas.c wherever
+ * they are met; the others that the library meets while it waits for its
+ * own go to a stash, which percs_cq_poll() empties first.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -15,28 +21,99 @@ static inline uint32_t cq_ready(struct percs_window *w)
 	return n > w->cq.entries ? w->cq.entries : (uint32_t)n;
 }
 
-bool lp_cq_pending(struct percs_window *w)
+bool lp_cq_ring_pending(struct percs_window *w)
 {
 	return cq_ready(w) != 0;
+}
+
+bool lp_cq_pending(struct percs_window *w)
+{
+	return w->cq.stash_count || cq_ready(w) != 0;
+}
+
+/* Keep @c for percs_cq_poll(), after those kept before it. */
+static int stash_push(struct lp_cq *q, const struct percs_cqe *c)
+{
+	if (q->stash_count == q->stash_cap) {
+		uint32_t cap = q->stash_cap ? q->stash_cap * 2 : 64;
+		struct percs_cqe *n;
+
+		if (cap < q->stash_cap ||
+		    !(n = malloc((size_t)cap * sizeof(*n))))
+			return -ENOMEM;
+		/* Unroll the old ring at the start of the new one. */
+		for (uint32_t i = 0; i < q->stash_count; i++)
+			n[i] = q->stash[(q->stash_head + i) & (q->stash_cap - 1)];
+		free(q->stash);
+		q->stash = n;
+		q->stash_cap = cap;
+		q->stash_head = 0;
+	}
+	q->stash[(q->stash_head + q->stash_count) & (q->stash_cap - 1)] = *c;
+	q->stash_count++;
+	return 0;
+}
+
+int lp_cq_drain(struct percs_window *w)
+{
+	struct lp_cq *q = &w->cq;
+	uint32_t n = cq_ready(w), i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		struct percs_cqe c = q->ring[(q->head + i) & q->mask];
+
+		if (lp_cqe_is_amo(&c)) {
+			lp_amo_complete(w, &c);
+		} else if (stash_push(q, &c)) {
+			/* The entry stays in the ring for percs_cq_poll(). */
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	if (i) {
+		q->head += i;
+		lp_store_release(&w->db->cq_head, q->head);
+	}
+	return ret;
+}
+
+void lp_cq_release(struct percs_window *w)
+{
+	free(w->cq.stash);
+	w->cq.stash = NULL;
+	w->cq.stash_count = w->cq.stash_cap = 0;
 }
 
 int percs_cq_poll(struct percs_window *w, struct percs_cqe *cqe, int max)
 {
 	struct lp_cq *q = &w->cq;
-	uint32_t n, i;
+	uint32_t want, n = 0, ready, i;
+	uint64_t head;
 
 	if (max < 0 || (max && !cqe))
 		return -EINVAL;
-	n = cq_ready(w);
-	if (n > (uint32_t)max)
-		n = (uint32_t)max;
-	if (!n)
-		return 0;
-	for (i = 0; i < n; i++)
-		cqe[i] = q->ring[(q->head + i) & q->mask];
-	q->head += n;
+	want = (uint32_t)max;
+	/* The entries kept while the library waited are the oldest. */
+	for (; n < want && q->stash_count; n++, q->stash_count--) {
+		cqe[n] = q->stash[q->stash_head];
+		q->stash_head = (q->stash_head + 1) & (q->stash_cap - 1);
+	}
+	head = q->head;
+	while (n < want && (ready = cq_ready(w)) != 0) {
+		for (i = 0; i < ready && n < want; i++) {
+			struct percs_cqe c = q->ring[(q->head + i) & q->mask];
+
+			if (lp_cqe_is_amo(&c))
+				lp_amo_complete(w, &c);
+			else
+				cqe[n++] = c;
+		}
+		q->head += i;
+	}
 	/* Release: our reads of the entries happen before the HFI reuses them. */
-	lp_store_release(&w->db->cq_head, q->head);
+	if (q->head != head)
+		lp_store_release(&w->db->cq_head, q->head);
 	return (int)n;
 }
 
@@ -62,11 +139,15 @@ const char *percs_strerror(int err)
 	case EACCES:
 		return "Destination window belongs to another job key, or the job key is bound to another user";
 	case ENOENT:
-		return "RDMA: no registration with this handle in the window (flag PERCS_CQE_F_LOCAL: the initiator's)";
+		return "RDMA or atomic: no registration with this handle in the window (flag PERCS_CQE_F_LOCAL: the initiator's)";
 	case ERANGE:
-		return "RDMA: range outside the registration";
+		return "RDMA or atomic: range or operand outside the registration";
 	case EPERM:
-		return "RDMA: the registration does not grant this access";
+		return "RDMA or atomic: the registration does not grant this access (remote atomic, local write of the result)";
+	case EFAULT:
+		return "Atomic: operand address not a multiple of its width (registration: range not mapped)";
+	case ETIMEDOUT:
+		return "Atomic: no acknowledgement from the target after every retransmission";
 	case EPROTO:
 		return "Kernel and library disagree on the window layout (ABI mismatch)";
 	case EIO:

@@ -267,6 +267,9 @@ void percs_window_release(struct percs_window *w)
 {
 	if (!w)
 		return;
+	/* Packed atomics not yet sent are dropped (percs_atomic_quiet() first). */
+	lp_amo_release(w);
+	lp_cq_release(w);
 	for (int i = 0; i < PERCS_REGION_MAX; i++)
 		if (w->map[i].addr)
 			munmap(w->map[i].addr, w->map[i].len);

@@ -111,12 +111,84 @@ struct lp_imm {
 	uint32_t slots;
 };
 
-/* Completion queue: the HFI posts up to status->cq_tail, we consume. */
+/*
+ * Completion queue: the HFI posts up to status->cq_tail, we consume.  The
+ * stash keeps, in order, the entries the library took from the ring while
+ * it waited for its own atomics (percs_cq_poll() returns them first).
+ */
 struct lp_cq {
 	const struct percs_cqe *ring;
 	uint64_t head;
 	uint32_t entries;
 	uint32_t mask;
+	struct percs_cqe *stash;	/* ring of stash_cap entries, or NULL */
+	uint32_t stash_head;		/* oldest kept entry */
+	uint32_t stash_count;
+	uint32_t stash_cap;		/* a power of two, or 0 */
+};
+
+/*
+ * The PGAS atomics (pgas.c).  Every descriptor the library sends holds one
+ * slot until its completion entry comes; the slot's index and a generation
+ * are the low 32 bits of its user_data, PERCS_AMO_USER_DATA_TAG the high
+ * ones.  A fetching descriptor's old value lands in the slot's 8 bytes of
+ * the result area, a page registered with the window.
+ */
+#define LP_AMO_SLOTS		64	/* descriptors in flight, at most */
+#define LP_AMO_IDX_BITS		6
+#define LP_AMO_GEN_MASK		((1U << (32 - LP_AMO_IDX_BITS)) - 1)
+
+/**
+ * struct lp_amo_slot - one library descriptor in flight
+ * @fetched: where the old value goes at completion, or NULL
+ * @gen: the generation its user_data carries (stale entries are ignored)
+ * @width: operand bytes
+ * @block: a blocking call waits for it: completion sets @done and @res
+ *	and the waiter frees the slot
+ * @done: completed (blocking slots only)
+ * @res: its status (blocking slots only)
+ * @ovf: the window's cq_overflows when it was sent
+ */
+struct lp_amo_slot {
+	void *fetched;
+	uint32_t gen;
+	uint8_t width;
+	bool block;
+	bool done;
+	int res;
+	uint64_t ovf;
+};
+
+/**
+ * struct lp_amo - a window's PGAS atomic state (zero: nothing issued yet)
+ * @slot: the descriptors in flight
+ * @busy: bit i set while @slot[i] is in flight
+ * @outstanding: popcount of @busy
+ * @gen: generation of the last descriptor sent
+ * @results: the result area (LP_AMO_SLOTS x 8 bytes), mapped and
+ *	registered on the first fetching operation; NULL before
+ * @results_len: its mapped bytes
+ * @results_mr: its registration handle
+ * @first_err: the first error of a non-blocking operation since the last
+ *	percs_atomic_quiet()
+ * @packing: PERCS_PACK_*
+ * @pend: the packed descriptor being filled (@pend.count operations, 0:
+ *	none); sent when full or when anything else comes
+ * @lost_ms: how long a wait goes on after the CQ overflowed before it
+ *	declares the operations sent before the overflow lost (-EOVERFLOW)
+ */
+struct lp_amo {
+	struct lp_amo_slot slot[LP_AMO_SLOTS];
+	uint64_t busy;
+	unsigned int outstanding;
+	uint32_t gen;
+	uint64_t *results;
+	size_t results_len;
+	uint32_t results_mr;
+	int first_err;
+	unsigned int packing;
+	struct percs_atomic_wr pend;
+	unsigned int lost_ms;
 };
 
 /*
@@ -152,6 +224,7 @@ struct lp_clock {
  * @addr: network address
  * @kick_ctx: for the replacement kick
  * @clock: the global clock page (and the unit tests' time source)
+ * @amo: the PGAS atomics' state
  * @map: the mappings percs_window_release() undoes (empty for test windows)
  */
 struct percs_window {
@@ -168,6 +241,7 @@ struct percs_window {
 	struct percs_addr addr;
 	void *kick_ctx;
 	struct lp_clock clock;
+	struct lp_amo amo;
 	struct {
 		void *addr;
 		size_t len;
@@ -185,6 +259,29 @@ LP_HIDDEN bool lp_recv_pending(struct percs_window *w);
 
 /* cq.c */
 LP_HIDDEN bool lp_cq_pending(struct percs_window *w);
+LP_HIDDEN bool lp_cq_ring_pending(struct percs_window *w);
+LP_HIDDEN int lp_cq_drain(struct percs_window *w);
+LP_HIDDEN void lp_cq_release(struct percs_window *w);
+
+/* rdma.c: compose a descriptor; if the FIFO is full, publish, kick, retry once */
+LP_HIDDEN int lp_desc_post(struct percs_window *w, const struct percs_pkt_hdr *h,
+			   const void *buf, size_t len);
+
+/* atomic.c: percs_atomic_post() without the reserved user_data check */
+LP_HIDDEN int lp_atomic_post(struct percs_window *w,
+			     const struct percs_atomic_wr *wr);
+
+/* pgas.c */
+LP_HIDDEN void lp_amo_complete(struct percs_window *w,
+			       const struct percs_cqe *c);
+LP_HIDDEN void lp_amo_release(struct percs_window *w);
+
+/* Is @c the completion of a descriptor the PGAS level sent? */
+static inline bool lp_cqe_is_amo(const struct percs_cqe *c)
+{
+	return c->kind == PERCS_PKT_ATOMIC &&
+	       (uint32_t)(c->user_data >> 32) == PERCS_AMO_USER_DATA_TAG;
+}
 
 /*
  * The tail of the doorbell handshake after a producer index was stored:

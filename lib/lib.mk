@@ -12,7 +12,7 @@ LIBPERCS_VERSION := 1.1.0
 LIBPERCS_SONAME := libpercs.so.1
 
 LIB_OUT := $(BUILD)/lib
-LIB_SRCS := hfi.c fifo.c imm.c cq.c clock.c mr.c rdma.c
+LIB_SRCS := hfi.c fifo.c imm.c cq.c clock.c mr.c rdma.c atomic.c pgas.c
 LIB_HDRS := $(SRC)/lib/percs.h $(SRC)/lib/internal.h \
 	    $(SRC)/include/uapi/linux/percs.h
 LIB_CFLAGS := $(CFLAGS_COMMON) -D_FILE_OFFSET_BITS=64

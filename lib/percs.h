@@ -279,6 +279,8 @@ int percs_wait(struct percs_window *w, int timeout_ms);
  * @w: the window
  * @cqe: array of at least @max entries
  * @max: entries wanted
+ * Entries kept while the library waited for its own atomics come first,
+ * in order; the library's own atomic completions are never returned.
  * Return: entries taken (0 if none), -EINVAL for a negative @max.
  */
 int percs_cq_poll(struct percs_window *w, struct percs_cqe *cqe, int max);
@@ -460,8 +462,25 @@ int percs_rdma_read(struct percs_window *w, const struct percs_addr *dst,
  * at completion).  percs_atomic_quiet() sends what is packed and waits for
  * every operation issued so far.  The library's completion entries never
  * reach percs_cq_poll(); entries of other kinds that it meets while
- * waiting are kept for percs_cq_poll(), in order.
+ * waiting are kept for percs_cq_poll(), in order.  It recognises its own
+ * entries by their user_data: kind %PERCS_PKT_ATOMIC with the high 32 bits
+ * %PERCS_AMO_USER_DATA_TAG, a range percs_atomic_post() refuses.
+ *
+ * The PGAS level keeps at most 64 descriptors of a window in flight (an
+ * operation issued beyond that first waits for a completion), so its
+ * entries take at most 64 of the CQ's 256: other work must leave room
+ * for them, or the CQ drops entries (%PERCS_STATUS_CQ_OVERFLOW).  Fetched
+ * values land in a result area the library maps and registers with the
+ * window (%PERCS_ACCESS_LOCAL_WRITE) on the first fetching operation, and
+ * are copied to the caller's pointer when the operation completes; the
+ * window's release deregisters it.  While the library waits it kicks the
+ * engine (kick mode: the retransmissions run in those kicks too) or wakes
+ * a sleeping polling engine (poll mode), and sleeps in poll(2) between
+ * rounds.
  */
+
+/* High 32 bits of the user_data of the PGAS level's own descriptors. */
+#define PERCS_AMO_USER_DATA_TAG	0x50474153U	/* "PGAS" */
 
 /**
  * struct percs_atomic_wr - one atomic descriptor to post
@@ -478,8 +497,9 @@ int percs_rdma_read(struct percs_window *w, const struct percs_addr *dst,
  * @result_handle: with PERCS_ATOMIC_F_FETCH, this window's registration
  *	that receives the old value (needs PERCS_ACCESS_LOCAL_WRITE)
  * @result_addr: where in it
- * @compare: the comparand of a PERCS_ATOMIC_CSWAP
- * @user_data: echoed in the completion entry
+ * @compare: the comparand of a PERCS_ATOMIC_CSWAP (ignored for other ops)
+ * @user_data: echoed in the completion entry; its high 32 bits must not be
+ *	%PERCS_AMO_USER_DATA_TAG (the PGAS level's)
  * @ops: effective address in the target's registration and operand
  */
 struct percs_atomic_wr {
@@ -504,10 +524,18 @@ struct percs_atomic_wr {
  * @w: the initiating window
  * @wr: the descriptor
  *
+ * Composes the header, &struct percs_atomic_ext, @count operations and,
+ * for a CSWAP, the comparand (&percs_pkt_hdr.length is
+ * PERCS_ATOMIC_LEN(@count), plus 8 for a CSWAP).  When the send FIFO is
+ * full, publishes what is queued, kicks and retries once, as
+ * percs_rdma_post().  Addresses are judged by the target: a misaligned one
+ * completes with -EFAULT, one outside the registration with -ERANGE.
  * Return: 0 (the status comes in the CQE); -EINVAL for a NULL argument or
- * a field the kernel would refuse (op, width, count, flags, operand wider
- * than @width, packed fetching or CSWAP); -EAGAIN when the send FIFO stays
- * full after a kick; or the kick's -errno.
+ * a field the kernel would refuse (op, width, count, flags, route,
+ * reserved, operand or comparand wider than @width, packed fetching or
+ * CSWAP, result fields without %PERCS_ATOMIC_F_FETCH) or a reserved
+ * @user_data; -EAGAIN when the send FIFO stays full after a kick; or the
+ * kick's -errno.
  */
 int percs_atomic_post(struct percs_window *w, const struct percs_atomic_wr *wr);
 
@@ -534,22 +562,33 @@ struct percs_rmr {
  * percs_amo() - one atomic operation at the PGAS level
  * @w: the initiating window
  * @r: the target registration
- * @off: byte offset of the operand in it, a multiple of @width
+ * @off: byte offset of the operand in it; @r->base + @off must be a
+ *	multiple of @width
  * @op: PERCS_ATOMIC_*
  * @width: 1, 2, 4 or 8
- * @value: the operand (low @width bytes)
- * @cond: the comparand of a PERCS_ATOMIC_CSWAP, else ignored
+ * @value: the operand (low @width bytes, the others zero)
+ * @cond: the comparand of a PERCS_ATOMIC_CSWAP (low @width bytes), else
+ *	ignored
  * @fetched: NULL, or where the old value (@width bytes) is stored when the
  *	operation completes (a CSWAP always fetches: NULL discards it)
  * @flags: PERCS_AMO_F_*
  *
  * The per-width inline functions below are the usual entry points.
+ * A non-fetching, non-blocking ADD/AND/OR/XOR may wait in the library to
+ * be packed with the next ones (percs_atomic_set_packing()); anything
+ * else sends it first.  A call that would exceed the window's 64
+ * descriptors in flight first waits for a completion.
  * Return: 0 once issued (or, with %PERCS_AMO_F_BLOCK, completed); a
  * blocking call returns the operation's status, e.g. -ERANGE, -EPERM,
- * -EFAULT (misaligned), -ETIMEDOUT; -EINVAL for bad arguments (checked
- * here: @off beyond @r's length or misaligned is -ERANGE/-EFAULT without
- * sending).  A non-blocking operation's error is returned by the next
- * percs_atomic_quiet().
+ * -ENOENT, -EFAULT (misaligned), -ETIMEDOUT.  Checked here, nothing sent:
+ * -EINVAL for a NULL @w or @r, a bad @op, @width or @flags, or @value
+ * (or @cond) wider than @width; -ERANGE when @off + @width is beyond
+ * @r->length; -EFAULT when the address is not a multiple of @width.
+ * -EAGAIN when the send FIFO stays full (the target's receive FIFO is full:
+ * nothing issued, receive and retry); -EOVERFLOW when the CQ dropped
+ * entries and the operation's did not come; the -errno of a kick or of
+ * registering the result area.  A non-blocking operation's own status is
+ * returned by the next percs_atomic_quiet().
  */
 int percs_amo(struct percs_window *w, const struct percs_rmr *r, uint64_t off,
 	      unsigned int op, unsigned int width, uint64_t value,
@@ -564,7 +603,9 @@ int percs_amo(struct percs_window *w, const struct percs_rmr *r, uint64_t off,
  * @value: the new value
  * @old: NULL, or where the value it replaced is stored
  *
- * Blocking: fetches the current value, then CSWAPs until one succeeds.
+ * Blocking: CSWAPs, expecting 0 first and then the value the last one
+ * found, until one finds what it expected (one round trip when the old
+ * value was 0, two when nobody else changes it meanwhile).
  * Return: as percs_amo() with %PERCS_AMO_F_BLOCK.
  */
 int percs_amo_swap(struct percs_window *w, const struct percs_rmr *r,
@@ -576,7 +617,10 @@ int percs_amo_swap(struct percs_window *w, const struct percs_rmr *r,
  *
  * Sends the operations the library holds packed, then waits (kicking the
  * engine in kick mode) until all have completed; _nbi values are stored.
- * Return: 0, or the first error of an operation since the last quiet.
+ * Return: 0, or the first error of a non-blocking operation since the
+ * last quiet; -EAGAIN when the packed operations could not be sent (send
+ * FIFO full: retry), or the error that stopped the wait (a kick's,
+ * -EOVERFLOW, -ENOMEM).
  */
 int percs_atomic_quiet(struct percs_window *w);
 
@@ -589,7 +633,9 @@ int percs_atomic_quiet(struct percs_window *w);
  * @w: the window
  * @mode: PERCS_PACK_AUTO or PERCS_PACK_OFF
  *
- * Return: 0, or -EINVAL for another mode.
+ * Switching to %PERCS_PACK_OFF sends what is packed.
+ * Return: 0, -EINVAL for a NULL @w or another mode, or the error of
+ * sending the packed operations (the mode is set anyway).
  */
 int percs_atomic_set_packing(struct percs_window *w, unsigned int mode);
 

@@ -7,19 +7,22 @@
 
 #include "internal.h"
 
-static int rdma_compose(struct percs_window *w, const struct percs_rdma_wr *wr)
+/*
+ * Build the descriptor of @wr: the header in @h, the extension (and the
+ * FIFO_WRITE payload) in @buf.  Return: the bytes at @buf, or -EMSGSIZE.
+ */
+static int rdma_build(const struct percs_rdma_wr *wr, struct percs_pkt_hdr *h,
+		      uint8_t buf[PERCS_MAX_PAYLOAD])
 {
-	uint8_t buf[PERCS_MAX_PAYLOAD];
 	struct percs_rdma_ext *e = (struct percs_rdma_ext *)buf;
-	struct percs_pkt_hdr h;
 	size_t len = sizeof(*e);
 
-	memset(&h, 0, sizeof(h));
-	h.kind = PERCS_PKT_RDMA;
-	h.route = wr->route;
-	h.route_arg = wr->route_arg;
-	h.dst = wr->dst;
-	h.tag = (uint32_t)wr->user_data;
+	memset(h, 0, sizeof(*h));
+	h->kind = PERCS_PKT_RDMA;
+	h->route = wr->route;
+	h->route_arg = wr->route_arg;
+	h->dst = wr->dst;
+	h->tag = (uint32_t)wr->user_data;
 	memset(e, 0, sizeof(*e));
 	e->op = wr->op;
 	e->flags = (uint8_t)wr->flags;
@@ -36,29 +39,41 @@ static int rdma_compose(struct percs_window *w, const struct percs_rdma_wr *wr)
 		e->local_handle = wr->local_handle;
 		e->local_addr = (uint64_t)(uintptr_t)wr->local_addr;
 	}
-	return percs_send_compose_hdr(w, &h, buf, len);
+	return (int)len;
 }
 
-int percs_rdma_post(struct percs_window *w, const struct percs_rdma_wr *wr)
+int lp_desc_post(struct percs_window *w, const struct percs_pkt_hdr *h,
+		 const void *buf, size_t len)
 {
-	int ret;
+	int ret = percs_send_compose_hdr(w, h, buf, len);
 
-	if (!w || !wr || wr->op > PERCS_RDMA_OP_MAX ||
-	    wr->flags & ~PERCS_RDMA_F_ALL || !wr->len ||
-	    (wr->op == PERCS_RDMA_OP_FIFO_WRITE && !wr->local_addr))
-		return -EINVAL;
-	ret = rdma_compose(w, wr);
 	if (ret == -EAGAIN) {
 		/* Publish what is queued and let the engine drain it. */
 		lp_store_release(&w->db->send_tail, w->sq.tail);
 		ret = w->doorbell(w, PERCS_KICK_F_SEND);
 		if (ret < 0)
 			return ret;
-		ret = rdma_compose(w, wr);
+		ret = percs_send_compose_hdr(w, h, buf, len);
 	}
 	if (ret)
 		return ret;
 	return percs_send_trigger(w);
+}
+
+int percs_rdma_post(struct percs_window *w, const struct percs_rdma_wr *wr)
+{
+	uint8_t buf[PERCS_MAX_PAYLOAD];
+	struct percs_pkt_hdr h;
+	int len;
+
+	if (!w || !wr || wr->op > PERCS_RDMA_OP_MAX ||
+	    wr->flags & ~PERCS_RDMA_F_ALL || !wr->len ||
+	    (wr->op == PERCS_RDMA_OP_FIFO_WRITE && !wr->local_addr))
+		return -EINVAL;
+	len = rdma_build(wr, &h, buf);
+	if (len < 0)
+		return len;
+	return lp_desc_post(w, &h, buf, (size_t)len);
 }
 
 static int rdma_rw(struct percs_window *w, uint8_t op,

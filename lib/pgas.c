@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libpercs: the PGAS level of the remote atomics (percs_amo() and friends).
+ *
+ * Each operation becomes an atomic descriptor (atomic.c) that holds one of
+ * the window's LP_AMO_SLOTS slots until its completion entry comes; the
+ * entry names the slot in its user_data (struct lp_amo in internal.h).
+ * Consecutive non-fetching ADD/AND/OR/XOR to the same registration, op and
+ * width wait in w->amo.pend until PERCS_ATOMIC_MAX_PACKED of them fill one
+ * packed descriptor, or until anything else comes.  Completions are taken
+ * wherever the CQ is read (cq.c): in our waits, and in percs_cq_poll().
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "internal.h"
+
+#define LP_AMO_SPINS	2000	/* CQ checks in a wait before sleeping */
+#define LP_AMO_SLEEP_MS	1	/* poll(2) this long, then kick again */
+#define LP_AMO_TRIES	64	/* full send FIFO: retries without progress */
+#define LP_AMO_LOST_MS	5000	/* default of struct lp_amo.lost_ms */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+static uint64_t width_mask(unsigned int width)
+{
+	return width >= 8 ? ~(uint64_t)0 : ((uint64_t)1 << (width * 8)) - 1;
+}
+
+/* The value of @width bytes at @p (as the HFI stores it: host order). */
+static uint64_t load_width(const void *p, unsigned int width)
+{
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	switch (width) {
+	case 1:
+		memcpy(&v8, p, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	default:
+		memcpy(&v64, p, 8);
+		return v64;
+	}
+}
+
+static void store_width(void *p, unsigned int width, uint64_t v)
+{
+	uint8_t v8 = (uint8_t)v;
+	uint16_t v16 = (uint16_t)v;
+	uint32_t v32 = (uint32_t)v;
+
+	switch (width) {
+	case 1:
+		memcpy(p, &v8, 1);
+		break;
+	case 2:
+		memcpy(p, &v16, 2);
+		break;
+	case 4:
+		memcpy(p, &v32, 4);
+		break;
+	default:
+		memcpy(p, &v, 8);
+		break;
+	}
+}
+
+static void slot_free(struct lp_amo *a, unsigned int i)
+{
+	a->busy &= ~(1ULL << i);
+	a->outstanding--;
+}
+
+/*
+ * Map and register the result area.  Mapped rather than malloc'ed: a value
+ * the HFI writes after the window's release lands in the still-pinned
+ * page, never in memory handed out again.
+ */
+static int amo_results(struct percs_window *w)
+{
+	struct lp_amo *a = &w->amo;
+	size_t len = 4096;
+	void *p;
+	int ret;
+
+	if (a->results)
+		return 0;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	ret = percs_mr_reg(w, p, LP_AMO_SLOTS * sizeof(uint64_t),
+			   PERCS_ACCESS_LOCAL_WRITE, &a->results_mr);
+	if (ret) {
+		munmap(p, len);
+		return ret;
+	}
+	a->results = p;
+	a->results_len = len;
+	return 0;
+}
+
+void lp_amo_complete(struct percs_window *w, const struct percs_cqe *c)
+{
+	struct lp_amo *a = &w->amo;
+	unsigned int i = (unsigned int)c->user_data & (LP_AMO_SLOTS - 1);
+	uint32_t gen = (uint32_t)c->user_data >> LP_AMO_IDX_BITS;
+	struct lp_amo_slot *s = &a->slot[i];
+
+	/* Stale: its slot was declared lost after a CQ overflow. */
+	if (!(a->busy & (1ULL << i)) || s->gen != gen || s->done)
+		return;
+	if (!c->res && s->fetched && a->results)
+		memcpy(s->fetched, &a->results[i], s->width);
+	if (s->block) {
+		s->done = true;
+		s->res = c->res;
+		return;
+	}
+	if (c->res && !a->first_err)
+		a->first_err = c->res;
+	slot_free(a, i);
+}
+
+void lp_amo_release(struct percs_window *w)
+{
+	struct lp_amo *a = &w->amo;
+
+	if (!a->results)
+		return;
+	percs_mr_dereg(w, a->results_mr);
+	munmap(a->results, a->results_len);
+	a->results = NULL;
+}
+
+/* ---- waiting -------------------------------------------------------------- */
+
+enum amo_until {
+	AMO_DONE,	/* slot i has completed */
+	AMO_ROOM,	/* a slot is free */
+	AMO_IDLE,	/* nothing in flight */
+};
+
+static bool amo_reached(const struct lp_amo *a, enum amo_until u,
+			unsigned int i)
+{
+	switch (u) {
+	case AMO_DONE:
+		return a->slot[i].done;
+	case AMO_ROOM:
+		return a->outstanding < LP_AMO_SLOTS;
+	default:
+		return !a->outstanding;
+	}
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * The kernel posts one entry per descriptor, but a full CQ drops entries.
+ * When it has dropped some since a descriptor still in flight was sent and
+ * nothing came for lost_ms, declare those descriptors lost (-EOVERFLOW);
+ * their slots' generations make a late entry harmless.  *@since is when
+ * this wait first saw the overflow (-1: not yet).
+ */
+static void amo_check_lost(struct percs_window *w, int64_t *since)
+{
+	struct lp_amo *a = &w->amo;
+	uint64_t ovf = lp_load_relaxed(&w->status->cq_overflows);
+	unsigned int lost_ms = a->lost_ms ? a->lost_ms : LP_AMO_LOST_MS;
+	bool suspect = false;
+
+	for (unsigned int i = 0; i < LP_AMO_SLOTS; i++)
+		if ((a->busy & (1ULL << i)) && !a->slot[i].done &&
+		    a->slot[i].ovf != ovf)
+			suspect = true;
+	if (!suspect)
+		return;
+	if (*since < 0) {
+		*since = (int64_t)now_ms();
+		return;
+	}
+	if (now_ms() - (uint64_t)*since < lost_ms)
+		return;
+	for (unsigned int i = 0; i < LP_AMO_SLOTS; i++) {
+		struct lp_amo_slot *s = &a->slot[i];
+
+		if (!(a->busy & (1ULL << i)) || s->done || s->ovf == ovf)
+			continue;
+		if (s->block) {
+			s->done = true;
+			s->res = -EOVERFLOW;
+			continue;
+		}
+		if (!a->first_err)
+			a->first_err = -EOVERFLOW;
+		slot_free(a, i);
+	}
+	*since = -1;
+}
+
+/* Sleep until something arrives (or a millisecond), as percs_wait(). */
+static int amo_sleep(struct percs_window *w)
+{
+	struct pollfd p = { .fd = w->fd, .events = POLLIN };
+	int n;
+
+	/* POLLIN stays up while consumed packets are not credited. */
+	if (w->rq.head != w->rq.credited) {
+		n = percs_recv_credit(w);
+		if (n < 0)
+			return n;
+	}
+	n = poll(&p, 1, LP_AMO_SLEEP_MS);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (n && (p.revents & POLLNVAL))
+		return -EBADF;
+	if (n && (p.revents & POLLERR)) {
+		uint32_t e = lp_load_relaxed(&w->status->error);
+
+		return e ? -(int)e : -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Take completions until @u holds.  Kick mode: each round rings the
+ * doorbell, which runs the engine and its retransmissions; poll mode:
+ * wakes the polling engine if it sleeps.  Then spin on the CQ a little,
+ * then sleep in poll(2) for a millisecond.  The kernel answers every
+ * descriptor (-ETIMEDOUT at worst), so this ends.
+ */
+static int amo_wait(struct percs_window *w, enum amo_until u, unsigned int i)
+{
+	int64_t since = -1;
+	int ret;
+
+	for (;;) {
+		ret = lp_cq_drain(w);
+		if (ret)
+			return ret;
+		if (amo_reached(&w->amo, u, i))
+			return 0;
+		ret = w->poll ? lp_notify(w, PERCS_KICK_F_SEND) :
+				w->doorbell(w, PERCS_KICK_F_SEND);
+		if (ret < 0)
+			return ret;
+		for (unsigned int n = 0;
+		     n < LP_AMO_SPINS && !lp_cq_ring_pending(w); n++)
+			cpu_relax();
+		if (lp_cq_ring_pending(w))
+			continue;
+		amo_check_lost(w, &since);
+		if (amo_reached(&w->amo, u, i))
+			return 0;
+		ret = amo_sleep(w);
+		if (ret)
+			return ret;
+	}
+}
+
+/* ---- sending -------------------------------------------------------------- */
+
+/*
+ * Post @wr; while the send FIFO is full, take completions and retry, as
+ * long as the HFI makes progress (a target whose receive FIFO stays full
+ * blocks ours: then -EAGAIN).
+ */
+static int amo_post(struct percs_window *w, const struct percs_atomic_wr *wr)
+{
+	unsigned int tries = 0;
+
+	for (;;) {
+		uint64_t head = lp_load_acquire(&w->status->send_head);
+		int ret = lp_atomic_post(w, wr);
+
+		if (ret != -EAGAIN)
+			return ret;
+		if (lp_load_acquire(&w->status->send_head) != head)
+			tries = 0;
+		else if (++tries >= LP_AMO_TRIES)
+			return -EAGAIN;
+		ret = lp_cq_drain(w);
+		if (ret)
+			return ret;
+		for (unsigned int n = 0; n < LP_AMO_SPINS; n++)
+			cpu_relax();
+	}
+}
+
+/*
+ * Send @wr in a free slot (waiting for one if all are in flight), which
+ * completes into @fetched.  *@idx is the slot, or LP_AMO_SLOTS when
+ * nothing was sent.  A kick that fails after the compose leaves the
+ * descriptor to the HFI: its slot is taken (without @fetched: the caller
+ * sees the error) and the error returned.
+ */
+static int amo_send(struct percs_window *w, struct percs_atomic_wr *wr,
+		    void *fetched, bool block, unsigned int *idx)
+{
+	struct lp_amo *a = &w->amo;
+	uint64_t tail;
+	unsigned int i;
+	uint32_t gen;
+	int ret;
+
+	*idx = LP_AMO_SLOTS;
+	if (a->outstanding >= LP_AMO_SLOTS) {
+		ret = amo_wait(w, AMO_ROOM, 0);
+		if (ret)
+			return ret;
+	}
+	i = (unsigned int)__builtin_ctzll(~a->busy);
+	gen = (a->gen + 1) & LP_AMO_GEN_MASK;
+	wr->user_data = (uint64_t)PERCS_AMO_USER_DATA_TAG << 32 |
+			(uint64_t)gen << LP_AMO_IDX_BITS | i;
+	if (wr->flags & PERCS_ATOMIC_F_FETCH) {
+		wr->result_handle = a->results_mr;
+		wr->result_addr = &a->results[i];
+	}
+	tail = w->sq.tail;
+	ret = amo_post(w, wr);
+	if (ret && w->sq.tail == tail)
+		return ret;
+	a->gen = gen;
+	a->busy |= 1ULL << i;
+	a->outstanding++;
+	a->slot[i] = (struct lp_amo_slot) {
+		.fetched = ret ? NULL : fetched,
+		.gen = gen,
+		.width = wr->width,
+		.block = block && !ret,
+		.ovf = lp_load_relaxed(&w->status->cq_overflows),
+	};
+	*idx = i;
+	return ret;
+}
+
+/* Send the packed descriptor being filled, if any; kept when not sent. */
+static int amo_flush(struct percs_window *w)
+{
+	struct percs_atomic_wr *p = &w->amo.pend;
+	unsigned int i;
+	int ret;
+
+	if (!p->count)
+		return 0;
+	ret = amo_send(w, p, NULL, false, &i);
+	if (i < LP_AMO_SLOTS)
+		p->count = 0;
+	return ret;
+}
+
+static bool same_window(const struct percs_addr *a, const struct percs_addr *b)
+{
+	return a->hub == b->hub && a->hfi == b->hfi && a->window == b->window;
+}
+
+/*
+ * Add a non-fetching ADD/AND/OR/XOR to the packed descriptor, sending the
+ * one being filled first if this operation cannot join it, and sending it
+ * when full.  Once added, the operation is accepted: a full descriptor
+ * that cannot be sent now goes with the next call or the quiet, and
+ * another error of sending it is the quiet's.
+ */
+static int amo_pack(struct percs_window *w, const struct percs_rmr *r,
+		    uint64_t addr, unsigned int op, unsigned int width,
+		    uint64_t value)
+{
+	struct lp_amo *a = &w->amo;
+	struct percs_atomic_wr *p = &a->pend;
+	int ret;
+
+	if (p->count && (p->count == PERCS_ATOMIC_MAX_PACKED || p->op != op ||
+			 p->width != width || p->handle != r->handle ||
+			 !same_window(&p->dst, &r->win))) {
+		ret = amo_flush(w);
+		if (ret)
+			return ret;
+	}
+	if (!p->count) {
+		memset(p, 0, sizeof(*p));
+		p->op = (uint8_t)op;
+		p->width = (uint8_t)width;
+		p->route = PERCS_ROUTE_DIRECT;
+		p->dst = r->win;
+		p->handle = r->handle;
+	}
+	p->ops[p->count++] = (struct percs_atomic_op){
+		.addr = addr, .operand = value,
+	};
+	if (p->count < PERCS_ATOMIC_MAX_PACKED)
+		return 0;
+	ret = amo_flush(w);
+	if (ret && ret != -EAGAIN && !a->first_err)
+		a->first_err = ret;
+	return 0;
+}
+
+/* ---- the API -------------------------------------------------------------- */
+
+int percs_amo(struct percs_window *w, const struct percs_rmr *r, uint64_t off,
+	      unsigned int op, unsigned int width, uint64_t value,
+	      uint64_t cond, void *fetched, unsigned int flags)
+{
+	bool block = flags & PERCS_AMO_F_BLOCK;
+	struct percs_atomic_wr wr;
+	struct lp_amo_slot *s;
+	uint64_t addr, mask;
+	unsigned int i;
+	int ret;
+
+	if (!w || !r || r->reserved || op > PERCS_ATOMIC_OP_MAX ||
+	    (width != 1 && width != 2 && width != 4 && width != 8) ||
+	    (flags & ~PERCS_AMO_F_BLOCK))
+		return -EINVAL;
+	mask = width_mask(width);
+	if ((value & ~mask) || (op == PERCS_ATOMIC_CSWAP && (cond & ~mask)))
+		return -EINVAL;
+	if (off > r->length || width > r->length - off)
+		return -ERANGE;
+	addr = r->base + off;
+	if (addr & (width - 1))
+		return -EFAULT;
+	if (!fetched && !block && op != PERCS_ATOMIC_CSWAP &&
+	    w->amo.packing == PERCS_PACK_AUTO)
+		return amo_pack(w, r, addr, op, width, value);
+
+	ret = amo_flush(w);
+	if (ret)
+		return ret;
+	if (fetched) {
+		ret = amo_results(w);
+		if (ret)
+			return ret;
+	}
+	memset(&wr, 0, sizeof(wr));
+	wr.op = (uint8_t)op;
+	wr.width = (uint8_t)width;
+	wr.count = 1;
+	wr.flags = fetched ? PERCS_ATOMIC_F_FETCH : 0;
+	wr.route = PERCS_ROUTE_DIRECT;
+	wr.dst = r->win;
+	wr.handle = r->handle;
+	wr.compare = op == PERCS_ATOMIC_CSWAP ? cond : 0;
+	wr.ops[0] = (struct percs_atomic_op){ .addr = addr, .operand = value };
+	ret = amo_send(w, &wr, fetched, block, &i);
+	if (ret || !block)
+		return ret;
+
+	ret = amo_wait(w, AMO_DONE, i);
+	s = &w->amo.slot[i];
+	if (s->done) {
+		ret = s->res;
+		slot_free(&w->amo, i);
+		return ret;
+	}
+	/* Left in flight: its completion frees the slot, stores nothing. */
+	s->block = false;
+	s->fetched = NULL;
+	return ret;
+}
+
+int percs_amo_swap(struct percs_window *w, const struct percs_rmr *r,
+		   uint64_t off, unsigned int width, uint64_t value, void *old)
+{
+	uint64_t expect = 0, seen = 0, got;
+	int ret;
+
+	/* Guess 0 first: one round trip when it is right, two otherwise. */
+	for (;;) {
+		ret = percs_amo(w, r, off, PERCS_ATOMIC_CSWAP, width, value,
+				expect, &seen, PERCS_AMO_F_BLOCK);
+		if (ret)
+			return ret;
+		got = load_width(&seen, width);
+		if (got == expect)
+			break;
+		expect = got;
+	}
+	if (old)
+		store_width(old, width, expect);
+	return 0;
+}
+
+int percs_atomic_quiet(struct percs_window *w)
+{
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	ret = amo_flush(w);
+	if (ret)
+		return ret;
+	if (w->amo.outstanding) {
+		ret = amo_wait(w, AMO_IDLE, 0);
+		if (ret)
+			return ret;
+	}
+	ret = w->amo.first_err;
+	w->amo.first_err = 0;
+	return ret;
+}
+
+int percs_atomic_set_packing(struct percs_window *w, unsigned int mode)
+{
+	if (!w || mode > PERCS_PACK_OFF)
+		return -EINVAL;
+	w->amo.packing = mode;
+	return mode == PERCS_PACK_OFF ? amo_flush(w) : 0;
+}
