@@ -41,7 +41,10 @@ static int percs_live_show(struct seq_file *m, void *unused)
 		   atomic_long_read(&pd->live_pinned_pages));
 	seq_printf(m, "blocked_senders %u\n", blocked);
 	seq_printf(m, "job_keys %u\n", percs_jobkey_count(pd));
-	seq_printf(m, "packets_in_flight %d\n", atomic_read(&pd->flight.live));
+	seq_printf(m, "packets_in_flight %d\n", atomic_read(&pd->flight.live) +
+		   atomic_read(&pd->dgram.nr_held));
+	seq_printf(m, "atomics_outstanding %d\n",
+		   atomic_read(&pd->amo.outstanding));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(percs_live);
@@ -73,9 +76,31 @@ static int percs_flight_show(struct seq_file *m, void *unused)
 	seq_printf(m, "in_flight %d\n", atomic_read(&pd->flight.live));
 	seq_printf(m, "held %lld\n", atomic64_read(&pd->flight.held));
 	seq_printf(m, "discarded %lld\n", atomic64_read(&pd->flight.discarded));
+	seq_printf(m, "datagrams_held %d\n", atomic_read(&pd->dgram.nr_held));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(percs_flight);
+
+/* The atomics' counters and what the lossy stage did to their packets. */
+static int percs_atomic_show(struct seq_file *m, void *unused)
+{
+	struct percs_dev *pd = m->private;
+	struct percs_amo_stats *a = &pd->amo;
+
+	seq_printf(m, "issued %lld\n", atomic64_read(&a->issued));
+	seq_printf(m, "completed %lld\n", atomic64_read(&a->completed));
+	seq_printf(m, "retransmits %lld\n", atomic64_read(&a->retransmits));
+	seq_printf(m, "duplicates %lld\n", atomic64_read(&a->duplicates));
+	seq_printf(m, "stale %lld\n", atomic64_read(&a->stale));
+	seq_printf(m, "dropped %lld\n", atomic64_read(&pd->dgram.dropped));
+	seq_printf(m, "duplicated %lld\n",
+		   atomic64_read(&pd->dgram.duplicated));
+	seq_printf(m, "delayed %lld\n", atomic64_read(&pd->dgram.delayed));
+	seq_printf(m, "timeouts %lld\n", atomic64_read(&a->timeouts));
+	seq_printf(m, "outstanding %d\n", atomic_read(&a->outstanding));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(percs_atomic);
 
 /*
  * u32 knobs with a range: debugfs_create_u32() would take any value.
@@ -99,6 +124,10 @@ static const struct percs_knob percs_isr_knobs[] = {
 	  1, PERCS_FLIGHT_MAX_DEPTH },
 	{ "hold_us", offsetof(struct percs_dev, flight.hold_us),
 	  1, PERCS_FLIGHT_MAX_HOLD_US },
+	{ "drop_ppm", offsetof(struct percs_dev, dgram.drop_ppm),
+	  0, PERCS_DGRAM_MAX_PPM },
+	{ "dup_ppm", offsetof(struct percs_dev, dgram.dup_ppm),
+	  0, PERCS_DGRAM_MAX_PPM },
 };
 
 static int percs_knob_show(struct seq_file *m, void *unused)
@@ -190,14 +219,15 @@ static int percs_links_show(struct seq_file *m, void *unused)
 		percs_isr_link_stats(pd, id, &st);
 		for (v = 0; v < FM_L_VCS; v++)
 			vc[v] = st.dir[0].flits[v] + st.dir[1].flits[v];
-		seq_printf(m, "%u %s %u %u %u %u %s %u %llu %llu %llu %llu %llu %llu 0\n",
+		seq_printf(m, "%u %s %u %u %u %u %s %u %llu %llu %llu %llu %llu %llu %llu\n",
 			   id, fm_link_class_name(li.link_class), li.hub[0],
 			   li.hub[1], li.port[0], li.port[1],
 			   fm_link_is_up(&pd->topo, id) ? "up" : "down",
 			   READ_ONCE(pd->isr.error_ppm[id]),
 			   st.dir[0].packets + st.dir[1].packets,
 			   vc[0] + vc[1] + vc[2], vc[0], vc[1], vc[2],
-			   st.dir[0].replays + st.dir[1].replays);
+			   st.dir[0].replays + st.dir[1].replays,
+			   st.dir[0].drops + st.dir[1].drops);
 		cond_resched();
 	}
 	return 0;
@@ -333,6 +363,8 @@ void percs_debugfs_init(struct percs_dev *pd)
 	debugfs_create_file("live", 0444, pd->debugfs, pd, &percs_live_fops);
 	debugfs_create_file("routes", 0444, pd->debugfs, pd,
 			    &percs_routes_fops);
+	debugfs_create_file("atomic", 0444, pd->debugfs, pd,
+			    &percs_atomic_fops);
 	isr = debugfs_create_dir("isr", pd->debugfs);
 	debugfs_create_file("flight", 0444, isr, pd, &percs_flight_fops);
 	percs_debugfs_knobs(pd, isr);

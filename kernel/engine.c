@@ -8,13 +8,16 @@
  * so a racing writer can only garble its own data.  A packet whose target
  * FIFO is full stays where it is and the window waits on pd->blocked.
  * RDMA descriptors are queued as operations (rdma.c) that each pass moves
- * on after the FIFO and immediate slots.
+ * on after the FIFO and immediate slots; atomic descriptors are sent at
+ * once (atomic.c), and each pass completes the answered ones and resends
+ * the late ones.
  */
 #include <linux/sched.h>
 #include <linux/string.h>
 
 #include "percs.h"
 #include "packet.h"
+#include "dgram.h"
 
 /**
  * struct percs_pass - what one engine pass over a window found
@@ -25,6 +28,8 @@
  * @more: the budget ran out with packets left
  * @rdma_full: an RDMA descriptor waits for the window's operations to
  *	drop below %PERCS_RDMA_MAX_OPS
+ * @amo_full: an atomic descriptor waits for room among the window's
+ *	outstanding atomics (atomic.c)
  */
 struct percs_pass {
 	int moved;
@@ -33,6 +38,7 @@ struct percs_pass {
 	bool bad_index;
 	bool more;
 	bool rdma_full;
+	bool amo_full;
 };
 
 /* Route and deliver one validated packet; stamps src and job key. */
@@ -191,6 +197,16 @@ static void percs_engine_run_fifo(struct percs_window *w, struct percs_pass *p)
 			w->send_head += units;
 			continue;
 		}
+		if (!res && h.kind == PERCS_PKT_ATOMIC) {
+			/* Sent (and usually answered), or completed. */
+			if (percs_amo_post(w, &h, unit + sizeof(h))) {
+				p->amo_full = true;
+				break;
+			}
+			p->moved++;
+			w->send_head += units;
+			continue;
+		}
 		if (!res) {
 			res = percs_engine_send_one(w, &h, unit + sizeof(h), p);
 			if (res == -EAGAIN)
@@ -244,6 +260,8 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 		spin_unlock(&w->send_lock);
 		return -ENODEV;
 	}
+	/* Datagrams the network held back that are due now. */
+	percs_dgram_release(w->hfi->pd, w);
 	if (kick_flags & PERCS_KICK_F_IMM)
 		percs_engine_run_imm(w, &p);
 	if ((kick_flags & PERCS_KICK_F_SEND) && !p.blocked)
@@ -253,6 +271,14 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 			p.more = true;
 		/* Completions made room: read the descriptors left. */
 		else if (p.rdma_full && w->nr_rdma < PERCS_RDMA_MAX_OPS)
+			p.more = true;
+	}
+	if ((kick_flags & PERCS_KICK_F_SEND) && w->amo.nr) {
+		unsigned int before = w->amo.nr;
+
+		percs_amo_progress(w, &p.moved);
+		/* Completions made room: read the descriptor that waits. */
+		if (p.amo_full && w->amo.nr < before)
 			p.more = true;
 	}
 	/* The pass's packets on the cached route, on its links at once. */

@@ -27,7 +27,8 @@
  * never kept back by a full FIFO; discarded, it lands with -ECONNREFUSED
  * (its transfer completes with that status).
  *
- * Held packets live on t->flight under t->recv_lock.
+ * Held packets live on t->flight under t->recv_lock.  The flush work also
+ * delivers the atomics' datagrams that dgram.c holds back.
  */
 #include <linux/slab.h>
 #include <linux/random.h>
@@ -79,7 +80,11 @@ unsigned int percs_flight_should_hold(struct percs_dev *pd)
 	return 1 + get_random_u32_below(depth);
 }
 
-static void percs_flight_arm(struct percs_dev *pd)
+/**
+ * percs_flight_arm() - make sure the flush work runs within hold_us
+ * @pd: the system
+ */
+void percs_flight_arm(struct percs_dev *pd)
 {
 	unsigned long delay = usecs_to_jiffies(READ_ONCE(pd->flight.hold_us));
 
@@ -273,8 +278,9 @@ static void percs_flight_flush(struct work_struct *work)
 		rcu_read_unlock();
 		cond_resched();
 	}
+	percs_dgram_release(pd, NULL);
 	/* Left: packets whose target's FIFO is full, or held meanwhile. */
-	if (atomic_read(&pd->flight.live))
+	if (atomic_read(&pd->flight.live) || atomic_read(&pd->dgram.nr_held))
 		percs_flight_arm(pd);
 }
 

@@ -291,6 +291,55 @@ int percs_isr_route(struct percs_window *w, const struct percs_pkt_hdr *h,
 }
 
 /**
+ * percs_isr_route_hubs() - the direct route between two hubs
+ * @pd: the system
+ * @src_hub: where the packet starts
+ * @dst_hub: where it goes
+ * @r: out: the route
+ *
+ * For packets that no window's route cache serves (the replies of the
+ * target of an atomic).  Any context.
+ *
+ * Return: the route class, or -EHOSTUNREACH.
+ */
+int percs_isr_route_hubs(struct percs_dev *pd, u32 src_hub, u32 dst_hub,
+			 struct fm_route *r)
+{
+	unsigned int seq;
+	int ret;
+
+	do {
+		seq = read_seqbegin(&pd->isr.lock);
+		ret = fm_route_direct(&pd->topo, src_hub, dst_hub, r);
+	} while (read_seqretry(&pd->isr.lock, seq));
+	return ret ? ret : r->route_class;
+}
+
+/**
+ * percs_isr_count_drop() - count a packet lost on purpose
+ * @pd: the system
+ * @r: the route it was on; it is lost on its last link, and counted as
+ *	having crossed the others
+ *
+ * A route within a hub has no link: the loss shows in the global
+ * counters only.
+ */
+void percs_isr_count_drop(struct percs_dev *pd, const struct fm_route *r)
+{
+	const struct fm_hop *hop;
+	struct fm_route crossed;
+
+	if (!r->nr_hops)
+		return;
+	crossed = *r;
+	crossed.nr_hops--;
+	percs_isr_count(pd, &crossed, 1);
+	hop = &r->hop[r->nr_hops - 1];
+	this_cpu_inc(pd->isr.stats[hop->link]->dir[hop->from_hub >
+						   hop->to_hub].drops);
+}
+
+/**
  * percs_isr_set_link() - take a link down or bring it up
  * @pd: the system
  * @id: link id
@@ -357,6 +406,7 @@ void percs_isr_link_stats(struct percs_dev *pd, u32 id,
 		for (d = 0; d < 2; d++) {
 			sum->dir[d].packets += st->dir[d].packets;
 			sum->dir[d].replays += st->dir[d].replays;
+			sum->dir[d].drops += st->dir[d].drops;
 			for (vc = 0; vc < FM_L_VCS; vc++)
 				sum->dir[d].flits[vc] += st->dir[d].flits[vc];
 		}

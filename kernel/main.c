@@ -84,6 +84,7 @@ static int __init percs_init(void)
 	mutex_init(&percs->jobkey_lock);
 
 	percs_flight_init(percs);
+	percs_dgram_init(percs);
 	percs_debugfs_init(percs);
 	ret = percs_clock_init(percs);
 	if (ret)
@@ -118,6 +119,8 @@ static void __exit percs_exit(void)
 	percs_rdma_exit(percs);
 	percs_hfi_exit_all(percs);
 	percs_flight_exit(percs);
+	percs_dgram_exit(percs);
+	WARN_ON(atomic_read(&percs->amo.outstanding));
 	percs_clock_exit(percs);
 	/* After the windows: a last transfer may have deferred a release. */
 	percs_nmmu_exit(percs);

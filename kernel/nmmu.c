@@ -518,39 +518,40 @@ bool percs_mr_live(struct percs_window *w, struct percs_mr *mr)
 }
 
 /**
- * percs_mr_map_word() - kernel pointer to a naturally aligned 8-byte word
+ * percs_mr_map_operand() - kernel pointer to an atomic operand
  * @mr: a registration from percs_mr_get()
- * @addr: effective address of the word, a multiple of 8
+ * @addr: effective address of the operand, a multiple of @width
+ * @width: 1, 2, 4 or 8 bytes
  *
- * For atomics: the word never crosses a page, so one kmap_local_page()
- * covers it; narrower operands are parts of their containing word.  Any
- * context; unmap with percs_mr_unmap_word() in the same context, in the
- * reverse order of the maps (kmap_local rules).
+ * Naturally aligned, the operand never crosses a page, so one
+ * kmap_local_page() covers it.  Any context; unmap with
+ * percs_mr_unmap_operand() in the same context, in the reverse order of
+ * the maps (kmap_local rules).
  *
- * Return: the pointer, or ERR_PTR(-EINVAL) when @addr is not a multiple
- * of 8, ERR_PTR(-ERANGE) when the word is not inside @mr.
+ * Return: the pointer, or ERR_PTR(-EFAULT) when @addr is not a multiple
+ * of @width, ERR_PTR(-ERANGE) when the operand is not inside @mr.
  */
-u64 *percs_mr_map_word(struct percs_mr *mr, u64 addr)
+void *percs_mr_map_operand(struct percs_mr *mr, u64 addr, unsigned int width)
 {
 	u64 off;
 	u8 *p;
 
-	if (!IS_ALIGNED(addr, sizeof(u64)))
-		return ERR_PTR(-EINVAL);
-	if (!percs_mr_covers(mr, addr, sizeof(u64)))
+	if (!IS_ALIGNED(addr, width))
+		return ERR_PTR(-EFAULT);
+	if (!percs_mr_covers(mr, addr, width))
 		return ERR_PTR(-ERANGE);
 	off = percs_mr_offset(mr, addr);
 	p = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
-	return (u64 *)(p + (off & ~PAGE_MASK));
+	return p + (off & ~PAGE_MASK);
 }
 
 /**
- * percs_mr_unmap_word() - undo percs_mr_map_word()
- * @word: the pointer it returned
+ * percs_mr_unmap_operand() - undo percs_mr_map_operand()
+ * @operand: the pointer it returned
  */
-void percs_mr_unmap_word(u64 *word)
+void percs_mr_unmap_operand(void *operand)
 {
-	kunmap_local(word);
+	kunmap_local(operand);
 }
 
 /**
@@ -695,18 +696,19 @@ static int __init percs_sc_copies(struct percs_mr *mr, u8 *buf, u8 *out)
 	for (i = 0; i < ARRAY_SIZE(words); i++) {
 		u64 v;
 
-		word = percs_mr_map_word(mr, words[i]);
+		word = percs_mr_map_operand(mr, words[i], sizeof(*word));
 		if (IS_ERR(word))
 			return -EINVAL;
 		*word = words[i] ^ 0x5a5a5a5a5a5a5a5aULL;
-		percs_mr_unmap_word(word);
+		percs_mr_unmap_operand(word);
 		if (percs_mr_copy_from(mr, words[i], &v, sizeof(v)) ||
 		    v != (words[i] ^ 0x5a5a5a5a5a5a5a5aULL))
 			return -EINVAL;
 	}
-	if (PTR_ERR(percs_mr_map_word(mr, words[0] + 4)) != -EINVAL ||
-	    PTR_ERR(percs_mr_map_word(mr, words[0] - 8)) != -ERANGE ||
-	    PTR_ERR(percs_mr_map_word(mr, words[3] + 8)) != -ERANGE)
+	if (PTR_ERR(percs_mr_map_operand(mr, words[0] + 4, 8)) != -EFAULT ||
+	    PTR_ERR(percs_mr_map_operand(mr, words[0] - 8, 8)) != -ERANGE ||
+	    PTR_ERR(percs_mr_map_operand(mr, words[3] + 8, 8)) != -ERANGE ||
+	    PTR_ERR(percs_mr_map_operand(mr, words[0] + 1, 2)) != -EFAULT)
 		return -EINVAL;
 	return 0;
 }

@@ -44,6 +44,26 @@
 #define PERCS_RDMA_PASS_SEGS	128
 #define PERCS_RDMA_MAX_OPS	PERCS_CQ_ENTRIES
 
+/*
+ * Atomics (atomic.c).  A window has at most PERCS_ATOMIC_MAX_OPS
+ * descriptors outstanding, and at most PERCS_AMO_SEQ_WINDOW to one target
+ * window (the target remembers that many replies per initiator); a
+ * descriptor beyond either waits in the send FIFO.  An unanswered request
+ * is sent again after PERCS_AMO_RTO_MIN_US, doubling up to
+ * PERCS_AMO_RTO_MAX_US, PERCS_AMO_MAX_TRIES times in all before the
+ * operation completes with -ETIMEDOUT (about two seconds).
+ */
+#define PERCS_ATOMIC_MAX_OPS	128
+#define PERCS_AMO_SEQ_WINDOW	64
+#define PERCS_AMO_RTO_MIN_US	50
+#define PERCS_AMO_RTO_MAX_US	2000
+#define PERCS_AMO_MAX_TRIES	1000
+
+/* The lossy stage (dgram.c): injected drops and duplicates, at most 50%. */
+#define PERCS_DGRAM_MAX_PPM	500000
+/* Datagrams it holds back at once at most (beyond that they go through). */
+#define PERCS_DGRAM_MAX_HELD	4096
+
 /* Blocked senders one credit kick retries. */
 #define PERCS_CREDIT_BATCH	64
 

@@ -117,17 +117,63 @@ struct percs_flight {
 };
 
 /**
+ * struct percs_dgram_net - the lossy stage of the end-to-end reliable
+ *	protocols (dgram.c): atomic requests and replies
+ * @drop_ppm: chance per million that a datagram is lost (debugfs knob)
+ * @dup_ppm: chance per million that it arrives twice (debugfs knob)
+ * @lock: protects @held
+ * @held: datagrams the network delays (reorder knob), due at a deadline
+ * @nr_held: entries of @held, read without the lock
+ * @dropped: datagrams lost on purpose
+ * @duplicated: datagrams delivered twice on purpose
+ * @delayed: datagrams held back
+ */
+struct percs_dgram_net {
+	u32 drop_ppm;
+	u32 dup_ppm;
+	spinlock_t lock;
+	struct list_head held;
+	atomic_t nr_held;
+	atomic64_t dropped;
+	atomic64_t duplicated;
+	atomic64_t delayed;
+};
+
+/**
+ * struct percs_amo_stats - atomics over the whole system (atomic.c)
+ * @issued: descriptors accepted from send FIFOs
+ * @completed: completion entries posted for them
+ * @retransmits: requests sent again after a timeout
+ * @duplicates: requests that arrived for an applied sequence number and
+ *	were answered from the stored reply
+ * @stale: requests or replies that arrived too late to matter, ignored
+ * @timeouts: operations that ran out of retransmissions
+ * @outstanding: descriptors accepted and not completed
+ */
+struct percs_amo_stats {
+	atomic64_t issued;
+	atomic64_t completed;
+	atomic64_t retransmits;
+	atomic64_t duplicates;
+	atomic64_t stale;
+	atomic64_t timeouts;
+	atomic_t outstanding;
+};
+
+/**
  * struct percs_link_stats - counters of one link, per CPU
  * @dir: by direction, 0 from the lower hub number to the higher
  * @dir.packets: packets that crossed it
  * @dir.flits: their flits, by virtual channel
  * @dir.replays: transmissions repeated after an injected transient error
+ * @dir.drops: datagrams of the reliable protocols lost on it on purpose
  */
 struct percs_link_stats {
 	struct {
 		u64 packets;
 		u64 flits[FM_L_VCS];
 		u64 replays;
+		u64 drops;
 	} dir[2];
 };
 
@@ -165,6 +211,9 @@ struct percs_isr {
  * @debugfs: debugfs directory
  * @clock: the global clock (clock.c)
  * @flight: the network stage, packets held in flight (flight.c)
+ * @dgram: the lossy stage of atomic requests and replies (dgram.c)
+ * @amo: atomics counters (atomic.c)
+ * @window_inst: windows ever reserved: each one's instance number
  * @knobs: the debugfs fault knobs' files (debugfs.c)
  * @isr: routing state, link states and counters (isr.c)
  */
@@ -188,6 +237,9 @@ struct percs_dev {
 	struct dentry *debugfs;
 	struct percs_clock_ctl *clock;
 	struct percs_flight flight;
+	struct percs_dgram_net dgram;
+	struct percs_amo_stats amo;
+	atomic64_t window_inst;
 	struct percs_knob_file *knobs;
 	struct percs_isr isr;
 };
@@ -226,6 +278,39 @@ struct percs_route_cache {
 	bool valid;
 	u32 pend_packets;
 	u64 pend_flits;
+};
+
+struct percs_amo_op;
+
+/**
+ * struct percs_amo_win - a window's atomics, as initiator and as target
+ * @lock: protects @slot and the outcome of its operations (set by
+ *	replies from any context, read by the engine)
+ * @dead: set under @lock at release: no work is queued after it
+ * @slot: outstanding operations; changed under the window's send_lock
+ *	and @lock
+ * @nr: entries in @slot (send_lock)
+ * @next_slot: where the search for a free slot starts (send_lock)
+ * @chans: target window gid -> &struct percs_amo_chan, the sequence
+ *	numbers to that target (send_lock)
+ * @work: runs the engine when a reply arrived from elsewhere, and as the
+ *	retransmission timer
+ * @rx_lock: the target side: @peers and what they remember
+ * @rx_dead: set under @rx_lock at release
+ * @peers: initiator window gid -> &struct percs_amo_peer, the sequence
+ *	numbers applied for it and their replies
+ */
+struct percs_amo_win {
+	spinlock_t lock;
+	bool dead;
+	struct percs_amo_op *slot[PERCS_ATOMIC_MAX_OPS];
+	u32 nr;
+	u32 next_slot;
+	struct xarray chans;
+	struct delayed_work work;
+	spinlock_t rx_lock;
+	bool rx_dead;
+	struct xarray peers;
 };
 
 /**
@@ -271,6 +356,9 @@ struct percs_route_cache {
  * @mrs: memory registrations by handle slot (nmmu.c); each entry holds a
  *	reference to its &struct percs_mr
  * @mr_gen: registrations made, the generation part of new handles
+ * @inst: this window's instance, unique over the module's life: a
+ *	packet meant for an earlier window with the same address is told apart
+ * @amo: atomics (atomic.c)
  * @rcu: frees the struct after readers are gone
  */
 struct percs_window {
@@ -317,6 +405,8 @@ struct percs_window {
 	wait_queue_head_t wq;
 	struct xarray mrs;
 	atomic_t mr_gen;
+	u64 inst;
+	struct percs_amo_win amo;
 	struct rcu_head rcu;
 };
 
@@ -438,6 +528,9 @@ void percs_isr_link_stats(struct percs_dev *pd, u32 id,
 			  struct percs_link_stats *sum);
 long percs_isr_route_cost(struct percs_dev *pd, unsigned int mode,
 			  unsigned int lookups);
+int percs_isr_route_hubs(struct percs_dev *pd, u32 src_hub, u32 dst_hub,
+			 struct fm_route *r);
+void percs_isr_count_drop(struct percs_dev *pd, const struct fm_route *r);
 
 /* flight.c: the network between the HFIs */
 unsigned int percs_flight_should_hold(struct percs_dev *pd);
@@ -446,6 +539,7 @@ int percs_flight_hold(struct percs_window *t, const struct percs_pkt_hdr *h,
 void percs_flight_release(struct percs_window *t, u64 now);
 void percs_flight_kick(struct percs_window *t);
 void percs_flight_discard(struct percs_window *t);
+void percs_flight_arm(struct percs_dev *pd);
 void percs_flight_init(struct percs_dev *pd);
 void percs_flight_exit(struct percs_dev *pd);
 
@@ -468,6 +562,18 @@ void percs_rdma_land(struct percs_mr *dst, u64 daddr, const void *buf,
 void percs_rdma_window_init(struct percs_window *w);
 void percs_rdma_window_fini(struct percs_window *w);
 void percs_rdma_exit(struct percs_dev *pd);
+
+/* atomic.c */
+int percs_amo_post(struct percs_window *w, const struct percs_pkt_hdr *h,
+		   const u8 *payload);
+bool percs_amo_progress(struct percs_window *w, int *moved);
+void percs_amo_window_init(struct percs_window *w);
+void percs_amo_window_fini(struct percs_window *w);
+
+/* dgram.c: the lossy stage of the reliable protocols */
+void percs_dgram_init(struct percs_dev *pd);
+void percs_dgram_exit(struct percs_dev *pd);
+void percs_dgram_release(struct percs_dev *pd, struct percs_window *self);
 
 /* cq.c */
 void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
@@ -511,8 +617,8 @@ int percs_mr_copy_from(struct percs_mr *mr, u64 addr, void *dst, size_t len);
 int percs_mr_copy_mr(struct percs_mr *dst, u64 daddr, struct percs_mr *src,
 		     u64 saddr, size_t len);
 bool percs_mr_live(struct percs_window *w, struct percs_mr *mr);
-u64 *percs_mr_map_word(struct percs_mr *mr, u64 addr);
-void percs_mr_unmap_word(u64 *word);
+void *percs_mr_map_operand(struct percs_mr *mr, u64 addr, unsigned int width);
+void percs_mr_unmap_operand(void *operand);
 
 /* debugfs.c */
 void percs_debugfs_init(struct percs_dev *pd);

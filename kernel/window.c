@@ -215,6 +215,7 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	INIT_LIST_HEAD(&w->flight);
 	init_waitqueue_head(&w->wq);
 	percs_mr_window_init(w);
+	percs_amo_window_init(w);
 
 	ret = percs_window_alloc_regions(w, req);
 	if (ret)
@@ -310,6 +311,8 @@ static int percs_window_release(struct inode *inode, struct file *file)
 	percs_engine_unblock(w);
 	/* Abort its RDMA operations; their segments in flight land or go. */
 	percs_rdma_window_fini(w);
+	/* Its atomics: outstanding ones dropped, what it remembers as target. */
+	percs_amo_window_fini(w);
 	/* Unpin what the window registered (transfers in flight keep theirs). */
 	percs_mr_window_fini(w);
 

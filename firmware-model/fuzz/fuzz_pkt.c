@@ -5,11 +5,14 @@
  * (route.c) on a system with some links down.
  *
  * Input: a 32-byte struct percs_pkt_hdr, then a source hub and link ids
- * to take down.  Asserts: fm_pkt_check() accepts only what the uapi
- * allows; an accepted header's route is valid or a documented error.
+ * to take down (the same bytes are an atomic descriptor's payload).
+ * Asserts: fm_pkt_check() accepts only what the uapi allows; an accepted
+ * header's route is valid or a documented error; fm_atomic_parse()
+ * accepts only descriptors the uapi allows.
  */
 #include "fuzz_check.h"
 #include "packet.h"
+#include "atomic.h"
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
@@ -26,6 +29,35 @@ static void fuzz_topo_setup(void)
 	    fm_topo_init_spec(&fuzz_topo, &s, err, sizeof(err)) ||
 	    fm_topo_alloc_tables(&fuzz_topo))
 		__builtin_trap();
+}
+
+/* An accepted atomic descriptor is one the uapi allows. */
+static void fuzz_check_atomic(const struct percs_pkt_hdr *h, const u8 *payload)
+{
+	struct fm_atomic_desc d;
+	unsigned int i;
+	u64 mask;
+	int ret;
+
+	ret = fm_atomic_parse(h, payload, &d);
+	FUZZ_ASSERT(!ret || ret == -EINVAL);
+	if (ret)
+		return;
+	FUZZ_ASSERT(d.ext.op <= PERCS_ATOMIC_OP_MAX && !d.ext.reserved);
+	FUZZ_ASSERT(d.ext.count >= 1 &&
+		    d.ext.count <= PERCS_ATOMIC_MAX_PACKED);
+	FUZZ_ASSERT(d.ext.count == 1 ||
+		    (!(d.ext.flags & PERCS_ATOMIC_F_FETCH) &&
+		     d.ext.op != PERCS_ATOMIC_CSWAP));
+	FUZZ_ASSERT(h->length == PERCS_ATOMIC_LEN(d.ext.count) +
+		    (d.ext.op == PERCS_ATOMIC_CSWAP ? 8 : 0));
+	FUZZ_ASSERT(h->length <= PERCS_IMM_PAYLOAD);
+	mask = fm_atomic_mask(d.ext.width);
+	FUZZ_ASSERT(mask && (mask & (mask + 1)) == 0 &&
+		    fm_popcount64(mask) == 8U * d.ext.width);
+	for (i = 0; i < d.ext.count; i++)
+		FUZZ_ASSERT(!(d.ops[i].operand & ~mask));
+	FUZZ_ASSERT(!(d.compare & ~mask));
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -52,7 +84,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		/* The kinds this module executes, where they may be sent. */
 		FUZZ_ASSERT(imm ? h.kind == PERCS_PKT_IMM :
 				  h.kind == PERCS_PKT_FIFO ||
-				  h.kind == PERCS_PKT_RDMA);
+				  h.kind == PERCS_PKT_RDMA ||
+				  h.kind == PERCS_PKT_ATOMIC);
 		FUZZ_ASSERT(h.length <= (imm ? PERCS_IMM_PAYLOAD :
 					 PERCS_MAX_PAYLOAD));
 		FUZZ_ASSERT(h.route <= PERCS_ROUTE_MAX && !h.dst.reserved);
@@ -64,6 +97,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	FUZZ_ASSERT(fm_pkt_kind_name(h.kind)[0]);
 	if (fm_pkt_check(&h, false) && fm_pkt_check(&h, true))
 		return 0;
+	if (h.kind == PERCS_PKT_ATOMIC && size - sizeof(h) >= h.length)
+		fuzz_check_atomic(&h, data + sizeof(h));
 	/* the rest: a source hub, then links that are down */
 	for (i = sizeof(h); i < size && i < sizeof(h) + 2; i++)
 		src = src << 8 | data[i];

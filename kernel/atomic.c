@@ -1,0 +1,735 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs: remote atomics - the initiator's and the target's side of the
+ * HFI's atomic unit, with sequence numbers for exactly-once application.
+ *
+ * Initiator.  A %PERCS_PKT_ATOMIC descriptor read from the send FIFO is
+ * checked (fm_atomic_parse(), the result registration, the route, the
+ * target window and its job key; an error completes it at once, nothing
+ * sent) and becomes an operation in a slot of the window
+ * (w->amo.slot[], at most %PERCS_ATOMIC_MAX_OPS).  It gets the next
+ * sequence number of its channel - the initiator/target window pair,
+ * w->amo.chans - whose unanswered numbers span at most
+ * %PERCS_AMO_SEQ_WINDOW; a descriptor that finds no room waits in the
+ * send FIFO.  The request goes out through the lossy stage (dgram.c).
+ * When the reply comes back the operation is marked done; the window's
+ * next engine pass writes the fetched value into the result registration,
+ * posts the completion entry and frees the slot.  An operation not
+ * answered by its deadline is sent again (engine passes check, and the
+ * window's delayed work is the timer), with a doubling timeout, until
+ * %PERCS_AMO_MAX_TRIES sends: then it completes with -ETIMEDOUT.
+ *
+ * Target.  Per initiator window it remembers (&struct percs_amo_peer) the
+ * lowest sequence number not yet acknowledged to it (@base: the request's
+ * @low moves it on) and, for the next %PERCS_AMO_SEQ_WINDOW numbers,
+ * whether each was applied and its reply.  A request below @base was
+ * answered and is ignored; an applied one gets its stored reply again;
+ * a new one is applied - every operation of it checked first, so all or
+ * none - and answered.  Each operation is a compare-and-exchange loop of
+ * its width on the target's pinned page, so it is atomic with respect to
+ * other atomics and the target CPU's own atomic instructions.
+ *
+ * Window instances tell a window from an earlier one at the same address:
+ * a request from an initiator that is gone is ignored, one for a target
+ * that is gone is answered -ECONNREFUSED, a reply for a gone initiator is
+ * dropped.  An operation that completes with -ETIMEDOUT or -ECONNREFUSED
+ * after its request was sent may have been applied (its reply was lost).
+ *
+ * Locking: post, progress and release run under the window's send_lock;
+ * replies arrive in any context and take only w->amo.lock (to find and
+ * mark the operation) - never a send_lock, so a request can be answered
+ * within the initiator's own engine pass.  The target's rx_lock is
+ * dropped before the reply is sent.
+ */
+#include <linux/err.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include "dgram.h"
+
+/**
+ * struct percs_amo_op - one outstanding atomic descriptor (initiator)
+ * @hdr: its header (route mode, destination) for every send
+ * @req: the request as sent, @req.low refreshed at each send
+ * @chan: its channel
+ * @result_mr: fetching ops: the result registration (a reference)
+ * @deadline: ktime_get_ns() after which it is sent again
+ * @tries: sends so far
+ * @dst_gid: the target window's global id
+ * @done: the outcome is in (under w->amo.lock)
+ * @status: 0 or the error
+ * @value: the fetched value
+ */
+struct percs_amo_op {
+	struct percs_pkt_hdr hdr;
+	struct percs_amo_req req;
+	struct percs_amo_chan *chan;
+	struct percs_mr *result_mr;
+	u64 deadline;
+	u32 tries;
+	u32 dst_gid;
+	bool done;
+	s32 status;
+	u64 value;
+};
+
+/**
+ * struct percs_amo_chan - the sequence numbers from one window to one
+ *	target window
+ * @next_seq: the number the next request gets
+ * @low: the lowest unanswered number (@next_seq when none)
+ * @unanswered: bit i set: @low + i is unanswered (bit 0 always, unless
+ *	none is)
+ */
+struct percs_amo_chan {
+	u64 next_seq;
+	u64 low;
+	u64 unanswered;
+};
+
+/**
+ * struct percs_amo_peer - what a target remembers of one initiator window
+ * @inst: the initiator's instance this is about
+ * @base: every number below was answered and acknowledged
+ * @applied: bit i set: @base + i was applied, its reply is stored
+ * @reply: the replies, by sequence number modulo the window
+ */
+struct percs_amo_peer {
+	u64 inst;
+	u64 base;
+	u64 applied;
+	struct {
+		u64 value;
+		s32 status;
+	} reply[PERCS_AMO_SEQ_WINDOW];
+};
+
+static_assert(PERCS_AMO_SEQ_WINDOW == 64, "the bit masks are u64");
+
+/* ---- the target ------------------------------------------------------ */
+
+/* One operation on the mapped operand; Return: the value found. */
+#define PERCS_AMO_RMW(type, p, op, operand, compare)			\
+	({								\
+		type *q_ = (p);						\
+		type old_ = READ_ONCE(*q_), new_;			\
+									\
+		do {							\
+			new_ = (type)fm_atomic_apply(op, sizeof(type),	\
+						     old_, operand,	\
+						     compare);		\
+		} while (new_ != old_ && !try_cmpxchg(q_, &old_, new_)); \
+		(u64)old_;						\
+	})
+
+static u64 percs_amo_rmw(void *p, unsigned int width, unsigned int op,
+			 u64 operand, u64 compare)
+{
+	switch (width) {
+	case 1:
+		return PERCS_AMO_RMW(u8, p, op, operand, compare);
+	case 2:
+		return PERCS_AMO_RMW(u16, p, op, operand, compare);
+	case 4:
+		return PERCS_AMO_RMW(u32, p, op, operand, compare);
+	default:
+		return PERCS_AMO_RMW(u64, p, op, operand, compare);
+	}
+}
+
+/*
+ * Apply every operation of @d in @t's memory, or none: all are checked
+ * first.  Return: 0 with *@value the first one's old value, or the error.
+ */
+static int percs_amo_apply(struct percs_window *t,
+			   const struct fm_atomic_desc *d, u64 *value)
+{
+	const struct percs_atomic_ext *e = &d->ext;
+	struct percs_mr *mr[PERCS_ATOMIC_MAX_PACKED];
+	unsigned int i, n;
+	int err = 0;
+	u64 old;
+	void *p;
+
+	for (n = 0; n < e->count; n++) {
+		err = fm_atomic_check_addr(d->ops[n].addr, e->width);
+		if (err)
+			break;
+		mr[n] = percs_mr_get(t, e->handle, d->ops[n].addr, e->width,
+				     PERCS_ACCESS_REMOTE_ATOMIC);
+		if (IS_ERR(mr[n])) {
+			err = PTR_ERR(mr[n]);
+			break;
+		}
+	}
+	for (i = 0; !err && i < n; i++) {
+		p = percs_mr_map_operand(mr[i], d->ops[i].addr, e->width);
+		/* Checked by percs_mr_get() and fm_atomic_check_addr(). */
+		if (WARN_ON_ONCE(IS_ERR(p))) {
+			err = PTR_ERR(p);
+			break;
+		}
+		old = percs_amo_rmw(p, e->width, e->op, d->ops[i].operand,
+				    d->compare);
+		percs_mr_unmap_operand(p);
+		if (!i)
+			*value = old;	/* only single ops fetch */
+	}
+	for (i = 0; i < n; i++)
+		percs_mr_put(mr[i]);
+	return err;
+}
+
+/* Move @p's window on to @low: what lies below is acknowledged. */
+static void percs_amo_peer_advance(struct percs_amo_peer *p, u64 low)
+{
+	u64 shift = low - p->base;
+
+	if (low <= p->base)
+		return;
+	p->applied = shift >= PERCS_AMO_SEQ_WINDOW ? 0 : p->applied >> shift;
+	p->base = low;
+}
+
+static struct percs_amo_peer *percs_amo_peer_get(struct percs_window *t,
+						 u32 src_gid, u64 inst,
+						 u64 low)
+{
+	struct percs_amo_peer *p = xa_load(&t->amo.peers, src_gid);
+
+	if (!p) {
+		p = kmalloc(sizeof(*p), GFP_ATOMIC | __GFP_NOWARN);
+		if (!p)
+			return NULL;
+		if (xa_err(xa_store(&t->amo.peers, src_gid, p, GFP_ATOMIC))) {
+			kfree(p);
+			return NULL;
+		}
+		p->inst = inst + 1;	/* reset below */
+	}
+	if (p->inst != inst) {
+		/* A new initiator window at this address: start afresh. */
+		p->inst = inst;
+		p->base = low;
+		p->applied = 0;
+	}
+	return p;
+}
+
+/* The target side of one request; fills @reply, false: send nothing. */
+static bool percs_amo_answer(struct percs_dev *pd, struct percs_window *t,
+			     const struct percs_dgram *dg,
+			     struct percs_amo_reply *reply)
+{
+	const struct percs_amo_req *req = &dg->req;
+	struct percs_amo_peer *p;
+	u64 bit, value = 0;
+	unsigned int i;
+
+	spin_lock(&t->amo.rx_lock);
+	if (t->amo.rx_dead) {
+		spin_unlock(&t->amo.rx_lock);
+		reply->status = -ECONNREFUSED;
+		return true;
+	}
+	p = percs_amo_peer_get(t, dg->src_gid, req->src_inst, req->low);
+	if (!p) {
+		/* No memory: as if lost; the initiator sends it again. */
+		spin_unlock(&t->amo.rx_lock);
+		return false;
+	}
+	percs_amo_peer_advance(p, req->low);
+	if (req->seq < p->base || req->seq - p->base >= PERCS_AMO_SEQ_WINDOW) {
+		/* Answered and acknowledged long ago: a late copy. */
+		spin_unlock(&t->amo.rx_lock);
+		atomic64_inc(&pd->amo.stale);
+		return false;
+	}
+	bit = BIT_ULL(req->seq - p->base);
+	i = req->seq % PERCS_AMO_SEQ_WINDOW;
+	if (p->applied & bit) {
+		atomic64_inc(&pd->amo.duplicates);
+	} else {
+		p->reply[i].status = percs_amo_apply(t, &req->desc, &value);
+		p->reply[i].value = value;
+		p->applied |= bit;
+	}
+	reply->status = p->reply[i].status;
+	reply->value = p->reply[i].value;
+	spin_unlock(&t->amo.rx_lock);
+	return true;
+}
+
+static u32 percs_amo_gid_hub(struct percs_dev *pd, u32 gid)
+{
+	return gid / pd->windows_per_hfi / PERCS_HFIS_PER_HUB;
+}
+
+/**
+ * percs_amo_request() - a request arrives at its target
+ * @pd: the system
+ * @dg: the datagram
+ * @self: as for percs_dgram_send()
+ */
+void percs_amo_request(struct percs_dev *pd, const struct percs_dgram *dg,
+		       struct percs_window *self)
+{
+	const struct percs_amo_req *req = &dg->req;
+	struct percs_window *src, *t;
+	struct percs_dgram back;
+	struct fm_route r;
+	bool answer;
+
+	back.type = PERCS_DGRAM_AMO_REPLY;
+	back.src_gid = dg->dst_gid;
+	back.dst_gid = dg->src_gid;
+	back.reply.seq = req->seq;
+	back.reply.src_inst = req->src_inst;
+	back.reply.slot = req->slot;
+	back.reply.value = 0;
+
+	rcu_read_lock();
+	src = percs_window_lookup_gid_rcu(pd, dg->src_gid);
+	if (!src || src->inst != req->src_inst) {
+		/* Its initiator is gone: nobody waits for the answer. */
+		rcu_read_unlock();
+		atomic64_inc(&pd->amo.stale);
+		return;
+	}
+	t = percs_window_lookup_gid_rcu(pd, dg->dst_gid);
+	if (!t || t->inst != req->dst_inst) {
+		back.reply.status = -ECONNREFUSED;
+		answer = true;
+	} else if (t->job_key != req->job_key) {
+		back.reply.status = -EACCES;
+		answer = true;
+	} else {
+		answer = percs_amo_answer(pd, t, dg, &back.reply);
+	}
+	rcu_read_unlock();
+	if (!answer)
+		return;
+	if (percs_isr_route_hubs(pd, percs_amo_gid_hub(pd, dg->dst_gid),
+				 percs_amo_gid_hub(pd, dg->src_gid), &r) < 0)
+		return;	/* no way back now: the initiator retries */
+	percs_dgram_send(pd, &back, &r, self);
+}
+
+/* ---- the initiator --------------------------------------------------- */
+
+/**
+ * percs_amo_reply() - a reply arrives at its initiator
+ * @pd: the system
+ * @dg: the datagram
+ * @self: as for percs_dgram_send(): a reply to @self is completed by the
+ *	engine pass the caller is in; any other window's work is queued
+ */
+void percs_amo_reply(struct percs_dev *pd, const struct percs_dgram *dg,
+		     struct percs_window *self)
+{
+	const struct percs_amo_reply *reply = &dg->reply;
+	struct percs_amo_op *op = NULL;
+	struct percs_window *w;
+
+	rcu_read_lock();
+	w = percs_window_lookup_gid_rcu(pd, dg->dst_gid);
+	if (w && w->inst == reply->src_inst &&
+	    reply->slot < PERCS_ATOMIC_MAX_OPS) {
+		spin_lock(&w->amo.lock);
+		op = w->amo.slot[reply->slot];
+		if (op && !op->done && op->req.seq == reply->seq &&
+		    op->dst_gid == dg->src_gid) {
+			op->status = reply->status;
+			op->value = reply->value;
+			WRITE_ONCE(op->done, true);
+			if (w != self && !w->amo.dead)
+				mod_delayed_work(system_wq, &w->amo.work, 0);
+		} else {
+			op = NULL;
+		}
+		spin_unlock(&w->amo.lock);
+	}
+	rcu_read_unlock();
+	if (!op)
+		atomic64_inc(&pd->amo.stale);
+}
+
+static u64 percs_amo_rto_ns(u32 tries)
+{
+	u64 us = PERCS_AMO_RTO_MIN_US << min_t(u32, tries, 16);
+
+	return min_t(u64, us, PERCS_AMO_RTO_MAX_US) * NSEC_PER_USEC;
+}
+
+/* Send (again) the request of @op; Return: 0 or a routing error. */
+static int percs_amo_send(struct percs_window *w, struct percs_amo_op *op,
+			  u64 now)
+{
+	struct percs_dev *pd = w->hfi->pd;
+	const struct fm_route *r;
+	struct percs_dgram dg;
+	unsigned int extra;
+	int route_class;
+
+	r = percs_isr_route_ref(w, &op->hdr, &extra, &route_class);
+	if (!r)
+		return route_class;
+	op->req.low = op->chan->low;
+	op->tries++;
+	op->deadline = now + percs_amo_rto_ns(op->tries - 1);
+	dg.type = PERCS_DGRAM_AMO_REQ;
+	dg.src_gid = percs_window_gid(w);
+	dg.dst_gid = op->dst_gid;
+	dg.req = op->req;
+	percs_dgram_send(pd, &dg, r, w);
+	return 0;
+}
+
+/* The channel's sequence number @seq is answered. */
+static void percs_amo_chan_answered(struct percs_amo_chan *c, u64 seq)
+{
+	c->unanswered &= ~BIT_ULL(seq - c->low);
+	if (!c->unanswered) {
+		c->low = c->next_seq;
+		return;
+	}
+	seq = __ffs64(c->unanswered);
+	c->unanswered >>= seq;
+	c->low += seq;
+}
+
+/* Write the result, post the completion, free the slot (send_lock). */
+static void percs_amo_complete(struct percs_window *w, unsigned int i)
+{
+	struct percs_amo_op *op = w->amo.slot[i];
+	const struct percs_atomic_ext *e = &op->req.desc.ext;
+	struct percs_dev *pd = w->hfi->pd;
+	int res = op->status;
+	u8 flags = 0;
+
+	spin_lock(&w->amo.lock);
+	w->amo.slot[i] = NULL;
+	spin_unlock(&w->amo.lock);
+	w->amo.nr--;
+	percs_amo_chan_answered(op->chan, op->req.seq);
+	if (op->result_mr) {
+		if (!res && !percs_mr_live(w, op->result_mr)) {
+			res = -ENOENT;
+			flags = PERCS_CQE_F_LOCAL;
+		} else if (!res) {
+			/* The low @width bytes: host (little-endian) order. */
+			res = percs_mr_copy_to(op->result_mr, e->result_addr,
+					       &op->value, e->width);
+		}
+		percs_mr_put(op->result_mr);
+	}
+	percs_cq_post(w, e->user_data, res, PERCS_PKT_ATOMIC, flags);
+	atomic64_inc(&pd->amo.completed);
+	atomic_dec(&pd->amo.outstanding);
+	kfree(op);
+}
+
+static void percs_amo_fail(struct percs_window *w, unsigned int i, int err)
+{
+	struct percs_amo_op *op = w->amo.slot[i];
+
+	spin_lock(&w->amo.lock);
+	if (!op->done) {
+		op->status = err;
+		op->done = true;
+	}
+	spin_unlock(&w->amo.lock);
+	percs_amo_complete(w, i);
+}
+
+/* Complete, or check the result registration for, a new descriptor. */
+static int percs_amo_result_mr(struct percs_window *w,
+			       const struct percs_atomic_ext *e,
+			       struct percs_mr **mr)
+{
+	*mr = NULL;
+	if (!(e->flags & PERCS_ATOMIC_F_FETCH))
+		return 0;
+	*mr = percs_mr_get(w, e->result_handle, e->result_addr, e->width,
+			   PERCS_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(*mr)) {
+		int err = PTR_ERR(*mr);
+
+		*mr = NULL;
+		return err;
+	}
+	return 0;
+}
+
+static struct percs_amo_chan *percs_amo_chan_get(struct percs_window *w,
+						 u32 gid)
+{
+	struct percs_amo_chan *c = xa_load(&w->amo.chans, gid);
+
+	if (c)
+		return c;
+	c = kzalloc(sizeof(*c), GFP_ATOMIC | __GFP_NOWARN);
+	if (!c)
+		return NULL;
+	if (xa_err(xa_store(&w->amo.chans, gid, c, GFP_ATOMIC))) {
+		kfree(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int percs_amo_free_slot(struct percs_window *w)
+{
+	unsigned int n, i = w->amo.next_slot;
+
+	for (n = 0; n < PERCS_ATOMIC_MAX_OPS; n++, i++) {
+		i %= PERCS_ATOMIC_MAX_OPS;
+		if (!w->amo.slot[i]) {
+			w->amo.next_slot = i + 1;
+			return i;
+		}
+	}
+	return -ENOSPC;
+}
+
+/*
+ * Check the target of a new operation; Return: 0 with its gid and
+ * instance, or the status to complete the descriptor with.
+ */
+static int percs_amo_target(struct percs_window *w,
+			    const struct percs_pkt_hdr *h, u32 *gid, u64 *inst)
+{
+	struct percs_window *t;
+	int err;
+
+	rcu_read_lock();
+	t = percs_window_lookup_rcu(w->hfi->pd, &h->dst, &err);
+	if (t)
+		err = percs_window_may_send_to(w, t);
+	if (!err) {
+		*gid = percs_window_gid(t);
+		*inst = t->inst;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/**
+ * percs_amo_post() - start one atomic descriptor read from the send FIFO
+ * @w: the window, send_lock held, not dead
+ * @h: its header, through fm_pkt_check()
+ * @payload: @h->length bytes in the FIFO
+ *
+ * Return: 0 when the descriptor was consumed (sent, or completed at once
+ * with an error); -EBUSY when the window or the channel to its target has
+ * no room: it stays in the FIFO until completions make some.
+ */
+int percs_amo_post(struct percs_window *w, const struct percs_pkt_hdr *h,
+		   const u8 *payload)
+{
+	struct percs_dev *pd = w->hfi->pd;
+	struct percs_mr *result_mr = NULL;
+	struct percs_amo_chan *chan;
+	u64 user_data = h->tag, inst = 0;
+	struct percs_amo_op *op;
+	u8 cqe_flags = 0;
+	u32 gid = 0;
+	int err, slot;
+
+	lockdep_assert_held(&w->send_lock);
+	if (w->amo.nr >= PERCS_ATOMIC_MAX_OPS)
+		return -EBUSY;
+	op = kmalloc(sizeof(*op), GFP_ATOMIC | __GFP_NOWARN);
+	if (!op) {
+		err = -ENOMEM;
+		goto out_complete;
+	}
+	err = fm_atomic_parse(h, payload, &op->req.desc);
+	/* Copied from the FIFO once, whole or not at all (too short). */
+	if (h->length >= sizeof(struct percs_atomic_ext))
+		user_data = op->req.desc.ext.user_data;
+	if (err)
+		goto out_complete;
+	err = percs_amo_result_mr(w, &op->req.desc.ext, &result_mr);
+	if (err) {
+		cqe_flags = PERCS_CQE_F_LOCAL;
+		goto out_complete;
+	}
+	err = percs_amo_target(w, h, &gid, &inst);
+	if (err)
+		goto out_complete;
+	chan = percs_amo_chan_get(w, gid);
+	if (!chan) {
+		err = -ENOMEM;
+		goto out_complete;
+	}
+	if (chan->next_seq - chan->low >= PERCS_AMO_SEQ_WINDOW) {
+		if (result_mr)
+			percs_mr_put(result_mr);
+		kfree(op);
+		return -EBUSY;
+	}
+	slot = percs_amo_free_slot(w);
+
+	op->hdr = *h;
+	op->chan = chan;
+	op->result_mr = result_mr;
+	op->tries = 0;
+	op->dst_gid = gid;
+	op->done = false;
+	op->status = 0;
+	op->value = 0;
+	op->req.seq = chan->next_seq++;
+	op->req.src_inst = w->inst;
+	op->req.dst_inst = inst;
+	op->req.slot = slot;
+	op->req.job_key = w->job_key;
+	chan->unanswered |= BIT_ULL(op->req.seq - chan->low);
+	spin_lock(&w->amo.lock);
+	w->amo.slot[slot] = op;
+	spin_unlock(&w->amo.lock);
+	w->amo.nr++;
+	WRITE_ONCE(w->st->packets_sent, w->st->packets_sent + 1);
+	atomic64_inc(&pd->amo.issued);
+	atomic_inc(&pd->amo.outstanding);
+
+	err = percs_amo_send(w, op, ktime_get_ns());
+	if (err)
+		percs_amo_fail(w, slot, err);
+	else if (READ_ONCE(op->done))
+		/* Answered at once, the common case: complete it now. */
+		percs_amo_complete(w, slot);
+	return 0;
+
+out_complete:
+	if (result_mr)
+		percs_mr_put(result_mr);
+	percs_cq_post(w, user_data, err, PERCS_PKT_ATOMIC, cqe_flags);
+	kfree(op);
+	return 0;
+}
+
+/**
+ * percs_amo_progress() - complete what was answered, resend what is late
+ * @w: the window, send_lock held, not dead
+ * @moved: incremented per completion
+ *
+ * Arms the window's timer for the earliest deadline left.
+ *
+ * Return: true if operations are left outstanding.
+ */
+bool percs_amo_progress(struct percs_window *w, int *moved)
+{
+	u64 now = ktime_get_ns(), next = U64_MAX;
+	struct percs_amo_op *op;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < PERCS_ATOMIC_MAX_OPS && w->amo.nr; i++) {
+		op = w->amo.slot[i];
+		if (!op)
+			continue;
+		if (!READ_ONCE(op->done) && op->deadline <= now) {
+			if (op->tries >= PERCS_AMO_MAX_TRIES) {
+				atomic64_inc(&w->hfi->pd->amo.timeouts);
+				percs_amo_fail(w, i, -ETIMEDOUT);
+				(*moved)++;
+				continue;
+			}
+			atomic64_inc(&w->hfi->pd->amo.retransmits);
+			err = percs_amo_send(w, op, now);
+			if (err) {
+				percs_amo_fail(w, i, err);
+				(*moved)++;
+				continue;
+			}
+		}
+		if (READ_ONCE(op->done)) {
+			percs_amo_complete(w, i);
+			(*moved)++;
+			continue;
+		}
+		next = min(next, op->deadline);
+	}
+	if (next != U64_MAX)
+		queue_delayed_work(system_wq, &w->amo.work,
+				   max(1UL, nsecs_to_jiffies(next - now)));
+	return w->amo.nr;
+}
+
+/* Run the engine: a reply arrived from elsewhere, or a deadline passed. */
+static void percs_amo_work(struct work_struct *work)
+{
+	struct percs_window *w = container_of(to_delayed_work(work),
+					      struct percs_window, amo.work);
+	bool more;
+
+	if (w->flags & PERCS_WINDOW_F_POLL) {
+		percs_poll_kick(w->hfi);
+		return;
+	}
+	do {
+		if (percs_engine_step(w, PERCS_KICK_F_SEND, &more) < 0)
+			return;
+		cond_resched();
+	} while (more);
+}
+
+/**
+ * percs_amo_window_init() - a new window: no atomics, a new instance
+ * @w: the window
+ */
+void percs_amo_window_init(struct percs_window *w)
+{
+	spin_lock_init(&w->amo.lock);
+	spin_lock_init(&w->amo.rx_lock);
+	xa_init(&w->amo.chans);
+	xa_init(&w->amo.peers);
+	INIT_DELAYED_WORK(&w->amo.work, percs_amo_work);
+	w->inst = atomic64_inc_return(&w->hfi->pd->window_inst);
+}
+
+/**
+ * percs_amo_window_fini() - drop a released window's atomics
+ * @w: the window, dead and unpublished
+ *
+ * Outstanding operations are freed without a completion (the CQ goes
+ * away with the window); replies still in the network find no window.
+ */
+void percs_amo_window_fini(struct percs_window *w)
+{
+	struct percs_dev *pd = w->hfi->pd;
+	struct percs_amo_chan *c;
+	struct percs_amo_peer *p;
+	struct percs_amo_op *op;
+	unsigned long index;
+	unsigned int i;
+
+	spin_lock(&w->amo.lock);
+	w->amo.dead = true;
+	spin_unlock(&w->amo.lock);
+	cancel_delayed_work_sync(&w->amo.work);
+	for (i = 0; i < PERCS_ATOMIC_MAX_OPS; i++) {
+		op = w->amo.slot[i];
+		if (!op)
+			continue;
+		spin_lock(&w->amo.lock);
+		w->amo.slot[i] = NULL;
+		spin_unlock(&w->amo.lock);
+		if (op->result_mr)
+			percs_mr_put(op->result_mr);
+		atomic_dec(&pd->amo.outstanding);
+		kfree(op);
+	}
+	w->amo.nr = 0;
+	xa_for_each(&w->amo.chans, index, c)
+		kfree(c);
+	xa_destroy(&w->amo.chans);
+
+	spin_lock(&w->amo.rx_lock);
+	w->amo.rx_dead = true;
+	spin_unlock(&w->amo.rx_lock);
+	xa_for_each(&w->amo.peers, index, p)
+		kfree(p);
+	xa_destroy(&w->amo.peers);
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs: the lossy stage - how the network treats the datagrams of the
+ * end-to-end reliable protocols (atomic requests and replies).
+ *
+ * FIFO, immediate and RDMA packets are never lost: the ISR's link-level
+ * retry covers them (isr.c counts the replays).  The atomic unit has its
+ * own sequence numbers and retransmission, as on the hub, so its packets
+ * can be put to the test: with debugfs isr/drop_ppm a datagram is lost
+ * (on the last link of its route), with isr/dup_ppm it arrives twice, and
+ * with isr/reorder_ppm it is held back for up to isr/hold_us and so
+ * arrives after later ones.  Held datagrams wait on pd->dgram.held; they
+ * are delivered by the next engine pass of any window after their
+ * deadline, or by the flight flush work.  Nothing here knows what a
+ * datagram means: delivery calls atomic.c.
+ */
+#include <linux/ktime.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include "dgram.h"
+
+static bool percs_dgram_chance(u32 ppm)
+{
+	return ppm && get_random_u32_below(1000000) < ppm;
+}
+
+static void percs_dgram_deliver(struct percs_dev *pd,
+				const struct percs_dgram *dg,
+				struct percs_window *self)
+{
+	if (dg->type == PERCS_DGRAM_AMO_REQ)
+		percs_amo_request(pd, dg, self);
+	else
+		percs_amo_reply(pd, dg, self);
+}
+
+/* Hold a copy until a random moment within hold_us; false if it cannot. */
+static bool percs_dgram_hold(struct percs_dev *pd,
+			     const struct percs_dgram *dg)
+{
+	u32 hold_us = READ_ONCE(pd->flight.hold_us);
+	struct percs_dgram *held;
+
+	if (atomic_read(&pd->dgram.nr_held) >= PERCS_DGRAM_MAX_HELD)
+		return false;
+	held = kmemdup(dg, sizeof(*dg), GFP_ATOMIC | __GFP_NOWARN);
+	if (!held)
+		return false;
+	held->deadline = ktime_get_ns() +
+			 (1 + get_random_u32_below(hold_us)) * NSEC_PER_USEC;
+	spin_lock(&pd->dgram.lock);
+	list_add_tail(&held->node, &pd->dgram.held);
+	atomic_inc(&pd->dgram.nr_held);
+	spin_unlock(&pd->dgram.lock);
+	atomic64_inc(&pd->dgram.delayed);
+	percs_flight_arm(pd);
+	return true;
+}
+
+/* One copy into the network: held back, or delivered now. */
+static void percs_dgram_transmit(struct percs_dev *pd,
+				 const struct percs_dgram *dg,
+				 struct percs_window *self)
+{
+	if (percs_dgram_chance(READ_ONCE(pd->flight.reorder_ppm)) &&
+	    percs_dgram_hold(pd, dg))
+		return;
+	percs_dgram_deliver(pd, dg, self);
+}
+
+/**
+ * percs_dgram_send() - put one datagram on the network
+ * @pd: the system
+ * @dg: the datagram (copied if the network holds it)
+ * @r: its route: counted on the links it crosses
+ * @self: the window whose send_lock the caller holds, or NULL: a reply
+ *	to it is left for the caller's engine pass instead of waking it
+ *
+ * Any context, no lock of the receiving window held.  Delivery may
+ * happen before this returns, and may send a datagram back.
+ */
+void percs_dgram_send(struct percs_dev *pd, const struct percs_dgram *dg,
+		      const struct fm_route *r, struct percs_window *self)
+{
+	if (percs_dgram_chance(READ_ONCE(pd->dgram.drop_ppm))) {
+		percs_isr_count_drop(pd, r);
+		atomic64_inc(&pd->dgram.dropped);
+		return;
+	}
+	percs_isr_count(pd, r, 1);
+	percs_dgram_transmit(pd, dg, self);
+	if (percs_dgram_chance(READ_ONCE(pd->dgram.dup_ppm))) {
+		percs_isr_count(pd, r, 1);
+		atomic64_inc(&pd->dgram.duplicated);
+		percs_dgram_transmit(pd, dg, self);
+	}
+}
+
+/**
+ * percs_dgram_release() - deliver the held datagrams that are due
+ * @pd: the system
+ * @self: as for percs_dgram_send()
+ *
+ * Called by engine passes (cheap when nothing is held) and the flight
+ * flush work.  The due ones are taken off the list first and delivered
+ * without the lock: delivery may hold new ones.
+ */
+void percs_dgram_release(struct percs_dev *pd, struct percs_window *self)
+{
+	struct percs_dgram *dg, *next;
+	LIST_HEAD(due);
+	u64 now;
+
+	if (likely(!atomic_read(&pd->dgram.nr_held)))
+		return;
+	now = ktime_get_ns();
+	spin_lock(&pd->dgram.lock);
+	list_for_each_entry_safe(dg, next, &pd->dgram.held, node) {
+		if (dg->deadline > now)
+			continue;
+		list_move_tail(&dg->node, &due);
+		atomic_dec(&pd->dgram.nr_held);
+	}
+	spin_unlock(&pd->dgram.lock);
+	list_for_each_entry_safe(dg, next, &due, node) {
+		percs_dgram_deliver(pd, dg, self);
+		kfree(dg);
+	}
+}
+
+/**
+ * percs_dgram_init() - the lossy stage, no fault injected
+ * @pd: the system
+ */
+void percs_dgram_init(struct percs_dev *pd)
+{
+	spin_lock_init(&pd->dgram.lock);
+	INIT_LIST_HEAD(&pd->dgram.held);
+}
+
+/**
+ * percs_dgram_exit() - free what is still held (every window is gone and
+ *	the flush work stopped: nobody would receive it)
+ * @pd: the system
+ */
+void percs_dgram_exit(struct percs_dev *pd)
+{
+	struct percs_dgram *dg, *next;
+
+	list_for_each_entry_safe(dg, next, &pd->dgram.held, node) {
+		list_del(&dg->node);
+		atomic_dec(&pd->dgram.nr_held);
+		kfree(dg);
+	}
+}
