@@ -4,9 +4,9 @@
  *
  * The benchmark is split by what it measures: limits.c (the VM's physical
  * limits), lat.c (ping-pong latency), bw.c (streaming bandwidth), cost.c
- * (the single-process cost breakdown of one send), with the
- * process pair harness in pair.c and the output (table, JSON, plot) in
- * report.c.
+ * (the single-process cost breakdown of one send), rdma.c (RDMA),
+ * atomic.c (remote atomics), with the process pair harness in pair.c and
+ * the output (table, JSON, plot) in report.c.
  */
 #ifndef PERCS_BENCH_H
 #define PERCS_BENCH_H
@@ -160,13 +160,50 @@ struct target {
 	bool pass;
 };
 
-#define NTARGETS (3 * BP_COUNT)
+/*
+ * One atomic case (atomic.c): a pair and an engine mode.  Latencies are
+ * medians over the rounds used (rounds of which a quarter of the round
+ * trips took over 200 us are left out while clean ones exist); rates are
+ * medians over chunks, the packed/unpacked ratio over chunk pairs.
+ */
+struct atomic_result {
+	enum bench_mode mode;
+	enum bench_pair pair;
+	struct lat_stats fetch;	/* blocking fetch-add 64, call to return */
+	struct lat_stats fifo;	/* FIFO 8 B half round trip, same rounds */
+	double ratio;		/* fetch-add / FIFO, median over rounds */
+	double ratio_min, ratio_max;
+	unsigned int rounds;	/* rounds used */
+	unsigned int attempts;	/* rounds run */
+	bool lat_disturbed;	/* every round was disturbed: all used */
+	double rate_off;	/* adds/s, PERCS_PACK_OFF, median chunk */
+	double rate_auto;	/* adds/s, PERCS_PACK_AUTO, median chunk */
+	double rate_ratio;	/* packed / unpacked, median over chunk pairs */
+	double rate_ratio_min, rate_ratio_max;
+	unsigned int chunks;	/* chunk pairs */
+	unsigned int chunk;	/* adds per chunk */
+	uint64_t adds;		/* non-fetching adds issued, all checked */
+	uint64_t fetches;	/* fetch-adds issued, every value checked */
+	bool lat_done, rate_done;
+	bool wrong;		/* a value was wrong: the operations failed */
+	int err;
+	char errmsg[128];
+};
+
+#define AMO_LAT_TARGET	1.5	/* fetch-add <= 1.5 x FIFO half RTT */
+#define AMO_PACK_TARGET	3.0	/* packed add rate >= 3 x unpacked */
+
+/* targets.c's three per pair, then atomic.c's two per pair (kick mode) */
+#define NTARGETS (5 * BP_COUNT)
+#define MAX_ROUNDS 16
+#define MEDIAN_MAX 256		/* values median_d() takes */
 
 /* A round trip this long means a vCPU was not running (a busy host). */
 #define DISTURBED_NS 200000
 #define LAT_MAX 64
 #define BW_MAX 64
 #define COST_MAX 32
+#define AMO_MAX (2 * BP_COUNT)
 
 struct results {
 	struct limits lim;
@@ -176,6 +213,8 @@ struct results {
 	unsigned int nbw;
 	struct cost_result cost[COST_MAX];
 	unsigned int ncost;
+	struct atomic_result amo[AMO_MAX];
+	unsigned int namo;
 	struct target tgt[NTARGETS];
 	unsigned int ntgt;
 	unsigned int tgt_rounds;
@@ -186,6 +225,7 @@ extern const struct bench_cfg *g_cfg;
 uint64_t now_ns(void);
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmp_u64(const void *a, const void *b);
+double median_d(const double *v, unsigned int n);
 void stats_from_samples(uint64_t *s, unsigned int n, double scale,
 			struct lat_stats *out);
 const char *kind_name(enum bench_kind k);
@@ -214,6 +254,7 @@ static inline bool spin_tick(struct spin *s)
 
 /* pair.c: two processes, two windows */
 struct pair_ctl;
+#define AMO_WORDS	16	/* target words checked after an atomic run */
 struct endpoint {
 	struct percs_hfi *hfi;
 	struct percs_window *w;	/* libpercs window, or NULL */
@@ -236,6 +277,9 @@ struct pair_ctl {
 	uint64_t rx_t0, rx_t1;
 	double rx_median_bps;	/* median over chunks of 4 FIFOs */
 	uint32_t rx_chunks;
+	/* atomic target: its registration, then its first words at the end */
+	struct percs_rmr amo_rmr;
+	uint64_t amo_words[AMO_WORDS];
 };
 
 struct pair_opts {
@@ -270,12 +314,15 @@ int run_bw(const struct bench_cfg *cfg, struct results *res);
 int run_cost(const struct bench_cfg *cfg, struct results *res);
 int run_targets(const struct bench_cfg *cfg, struct results *res);
 int run_rdma(const struct bench_cfg *cfg, FILE *f);
+int run_atomic(const struct bench_cfg *cfg, struct results *res);
+void atomic_targets(struct results *res);
 
 /* report.c */
 void print_limits(FILE *f, const struct limits *lim);
 void print_lat(FILE *f, const struct bench_cfg *cfg, const struct results *r);
 void print_bw(FILE *f, const struct bench_cfg *cfg, const struct results *r);
 void print_cost(FILE *f, const struct bench_cfg *cfg, const struct results *r);
+void print_atomic(FILE *f, const struct bench_cfg *cfg, const struct results *r);
 void print_summary(FILE *f, const struct bench_cfg *cfg,
 		   const struct results *r, const char *what);
 void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,

@@ -3,7 +3,7 @@
  * percs-bench: latency, bandwidth and the VM's physical limits, measured
  * side by side in one run (Documentation/benchmarks.rst).
  *
- *   percs-bench [OPTIONS] [all|limits|lat|bw]
+ *   percs-bench [OPTIONS] [all|limits|engine|lat|bw|rdma|atomic]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,6 +62,31 @@ int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * median_d() - the median of @n values (at most MEDIAN_MAX; 0 if none)
+ * @v: the values, left as they are
+ * @n: how many
+ */
+double median_d(const double *v, unsigned int n)
+{
+	double t[MEDIAN_MAX];
+
+	if (n > MEDIAN_MAX)
+		n = MEDIAN_MAX;
+	if (!n)
+		return 0;
+	memcpy(t, v, n * sizeof(*t));
+	qsort(t, n, sizeof(*t), cmp_double);
+	return n & 1 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 
 /*
@@ -137,13 +162,13 @@ bool spin_slow(struct spin *s)
 static void usage(FILE *f)
 {
 	fputs(
-"Usage: percs-bench [OPTIONS] [all|limits|engine|lat|bw|rdma]\n"
+"Usage: percs-bench [OPTIONS] [all|limits|engine|lat|bw|rdma|atomic]\n"
 "\n"
 "Measure the percs emulated HFI against this machine's own limits, side by\n"
 "side in one run (Documentation/benchmarks.rst).\n"
 "\n"
-"  all      limits + engine + lat + bw + rdma, a summary with ratios and target\n"
-"           checks (the default)\n"
+"  all      limits + engine + lat + bw + rdma + atomic, a summary with ratios\n"
+"           and target checks (the default)\n"
 "  rdma     RDMA write/read bandwidth 4 KiB..16 MiB, 8-byte write latency,\n"
 "           memcpy in the same run and the write/memcpy ratio (target 70%%)\n"
 "  limits   cache-line ping-pong, getppid(), percs ioctls, fdatasync doorbell,\n"
@@ -151,6 +176,9 @@ static void usage(FILE *f)
 "  engine   where one send's time goes: compose, kick, receive, one process\n"
 "  lat      ping-pong half round trip, FIFO and immediate sends, kick and poll\n"
 "  bw       one-way streaming bandwidth and message rate\n"
+"  atomic   remote atomics: blocking 64-bit fetch-add latency against the FIFO\n"
+"           8 B half round trip (target 1.5x), rate of non-fetching adds\n"
+"           unpacked and packed (target 3x); every result checked\n"
 "\n"
 "Options:\n"
 "  --quick           fewer iterations and shorter runs (make run, CI)\n"
@@ -164,7 +192,7 @@ static void usage(FILE *f)
 "  --hub-a N         hub of side A (default 0)\n"
 "  --hub-b M         hub of side B in the far pair (default: the last hub)\n"
 "  --kind fifo|imm   only this kind of send (lat, bw, engine)\n"
-"  --mode kick|poll  only this engine mode (lat, bw)\n"
+"  --mode kick|poll  only this engine mode (lat, bw, atomic)\n"
 "  --pair near|far   only the same-hub (near) or the hub A/hub B (far) pair\n"
 "  --sizes N,N,...   only these payload sizes\n"
 "  --yield           sched_yield() while busy-polling (lets a polling engine\n"
@@ -176,7 +204,8 @@ static void usage(FILE *f)
 "  -h, --help        this text\n"
 "\n"
 "Exit status: 0 (targets are reported, not asserted), 1 the measurement\n"
-"could not run (module not loaded, ...), 2 bad usage.\n", f);
+"could not run (module not loaded, ...; atomic: a case failed) or an atomic\n"
+"result was wrong, 2 bad usage.\n", f);
 }
 
 static void bad_usage(const char *fmt, ...)
@@ -380,6 +409,8 @@ int main(int argc, char **argv)
 	static struct results res;
 	const char *what = "all";
 	bool iters_set = false, bw_set = false;
+	unsigned int failed = 0;
+	int wrong = 0;
 	struct utsname u;
 	time_t now;
 	int c, ret;
@@ -482,7 +513,7 @@ int main(int argc, char **argv)
 		bad_usage("unexpected argument '%s'", argv[optind]);
 	if (strcmp(what, "all") && strcmp(what, "limits") &&
 	    strcmp(what, "engine") && strcmp(what, "lat") && strcmp(what, "bw") &&
-	    strcmp(what, "rdma"))
+	    strcmp(what, "rdma") && strcmp(what, "atomic"))
 		bad_usage("unknown subcommand '%s'", what);
 
 	if (cfg.quick) {
@@ -563,10 +594,18 @@ int main(int argc, char **argv)
 		if (!strcmp(what, "rdma"))
 			return ret;
 	}
-	if (!strcmp(what, "all")) {
-		run_targets(&cfg, &res);
-		run_limits_end(&cfg, &res.lim);
+	if (!strcmp(what, "all") || !strcmp(what, "atomic")) {
+		wrong = run_atomic(&cfg, &res);
+		if (!strcmp(what, "all"))
+			run_targets(&cfg, &res);
+		atomic_targets(&res);
+		if (!cfg.json)
+			print_atomic(stdout, &cfg, &res);
+		for (unsigned int i = 0; i < res.namo; i++)
+			failed += res.amo[i].err != 0;
 	}
+	if (!strcmp(what, "all"))
+		run_limits_end(&cfg, &res.lim);
 	if (cfg.json)
 		print_json(stdout, &cfg, &res, what);
 	else
@@ -574,5 +613,15 @@ int main(int argc, char **argv)
 	if (cfg.plot && write_plot(&cfg, &res, cfg.plot))
 		fprintf(stderr, "percs-bench: no plot written\n");
 	fflush(stdout);
+	if (wrong) {
+		fprintf(stderr, "percs-bench: atomic: %d case%s with WRONG results\n",
+			wrong, wrong == 1 ? "" : "s");
+		return 1;
+	}
+	if (!strcmp(what, "atomic") && (failed || !res.namo)) {
+		fprintf(stderr, "percs-bench: atomic: %s\n", failed ?
+			"a case failed" : "no case selected (--pair, --mode)");
+		return 1;
+	}
 	return 0;
 }

@@ -44,6 +44,15 @@ static const char *fmt_pps(char *b, size_t n, double pps)
 	return b;
 }
 
+static const char *fmt_ops(char *b, size_t n, double ops)
+{
+	if (ops >= 1e6)
+		snprintf(b, n, "%.2f Mop/s", ops / 1e6);
+	else
+		snprintf(b, n, "%.1f kop/s", ops / 1e3);
+	return b;
+}
+
 static const char *size_label(unsigned int size)
 {
 	if (size == PERCS_MAX_PAYLOAD)
@@ -384,7 +393,114 @@ static void sum_cost(FILE *f, const struct results *r)
 
 static const char *fmt_val(char *b, size_t n, const struct target *t, double v)
 {
+	if (!strcmp(t->unit, "op/s"))
+		return fmt_ops(b, n, v);
 	return strcmp(t->unit, "ns") ? fmt_bps(b, n, v) : fmt_ns(b, n, v);
+}
+
+static void print_target(FILE *f, const struct bench_cfg *cfg,
+			 const struct target *t)
+{
+	char a[32], b[32];
+
+	if (!t->avail) {
+		fprintf(f, "  [N/A ] (%d) %-9s %s: not measured\n", t->id,
+			cfg->pair[t->pair].name, t->desc);
+		return;
+	}
+	fprintf(f, "  [%s] (%d) %-9s %s\n         %s vs bound %s: ratio %.2f "
+		"(%u of %u rounds: %.2f..%.2f)%s\n",
+		t->pass ? "PASS" : "FAIL", t->id, cfg->pair[t->pair].name,
+		t->desc, fmt_val(a, sizeof(a), t, t->value),
+		fmt_val(b, sizeof(b), t, t->bound), t->ratio, t->rounds,
+		t->attempts, t->ratio_min, t->ratio_max,
+		t->higher_better ? ", >= 1 passes" : ", <= 1 passes");
+}
+
+/**
+ * print_atomic() - the atomic table: latency, rate, checks, targets
+ * @f: output
+ * @cfg: configuration
+ * @r: results (res->amo, and the atomic targets in res->tgt)
+ */
+void print_atomic(FILE *f, const struct bench_cfg *cfg, const struct results *r)
+{
+	char a[32], b[32], c[32], d[32];
+	uint64_t adds = 0, fetches = 0;
+	bool any_wrong = false;
+
+	if (!r->namo)
+		return;
+	fprintf(f, "\nAtomics: 64-bit, side A on a page side B registered with\n"
+		"PERCS_ACCESS_REMOTE_ATOMIC (libpercs PGAS level)\n");
+	fprintf(f, "  Latency: blocking fetch-add (percs_atomic_fetch_add64, call to return)\n"
+		"  and the FIFO 8 B half round trip, back to back in each round; medians\n"
+		"  over the rounds\n");
+	fprintf(f, "  %-4s %-9s %11s %11s %11s %11s %10s %14s %7s\n", "mode",
+		"pair", "fetch-add", "p99", "FIFO 8 B", "p99", "fetch/FIFO",
+		"(min..max)", "rounds");
+	for (unsigned int i = 0; i < r->namo; i++) {
+		const struct atomic_result *x = &r->amo[i];
+		char mm[32], rr[24];
+
+		fprintf(f, "  %-4s %-9s ", mode_name(x->mode),
+			cfg->pair[x->pair].name);
+		if (!x->lat_done) {
+			fprintf(f, "%s: %s\n", x->wrong ? "WRONG" : "FAILED",
+				x->errmsg);
+			continue;
+		}
+		snprintf(mm, sizeof(mm), "(%.2f..%.2f)", x->ratio_min,
+			 x->ratio_max);
+		snprintf(rr, sizeof(rr), "%u/%u", x->rounds, x->attempts);
+		fprintf(f, "%11s %11s %11s %11s %10.2f %14s %7s%s\n",
+			fmt_ns(a, sizeof(a), x->fetch.median_ns),
+			fmt_ns(b, sizeof(b), x->fetch.p99_ns),
+			fmt_ns(c, sizeof(c), x->fifo.median_ns),
+			fmt_ns(d, sizeof(d), x->fifo.p99_ns), x->ratio, mm, rr,
+			x->lat_disturbed ? " (all disturbed)" : "");
+	}
+	fprintf(f, "  Rate: adds without fetch (percs_atomic_add64 x a chunk, then\n"
+		"  percs_atomic_quiet), unpacked (PERCS_PACK_OFF) and packed (PERCS_PACK_AUTO)\n"
+		"  chunks alternating; median chunk rate, ratio over chunk pairs\n");
+	fprintf(f, "  %-4s %-9s %12s %12s %9s %14s %7s %6s\n", "mode", "pair",
+		"unpacked", "packed", "pk/unpk", "(min..max)", "chunks",
+		"adds");
+	for (unsigned int i = 0; i < r->namo; i++) {
+		const struct atomic_result *x = &r->amo[i];
+		char mm[32];
+
+		adds += x->adds;
+		fetches += x->fetches;
+		any_wrong |= x->wrong;
+		fprintf(f, "  %-4s %-9s ", mode_name(x->mode),
+			cfg->pair[x->pair].name);
+		if (!x->rate_done) {
+			fprintf(f, "%s: %s\n", x->wrong ? "WRONG" :
+				x->lat_done ? "FAILED" : "not run", x->errmsg);
+			continue;
+		}
+		snprintf(mm, sizeof(mm), "(%.2f..%.2f)", x->rate_ratio_min,
+			 x->rate_ratio_max);
+		fprintf(f, "%12s %12s %8.2fx %14s %7u %6u\n",
+			fmt_ops(a, sizeof(a), x->rate_off),
+			fmt_ops(b, sizeof(b), x->rate_auto), x->rate_ratio, mm,
+			x->chunks, x->chunk);
+	}
+	fprintf(f, "  rounds: used/run (a round with a quarter of its round trips over 200 us\n"
+		"  is not used while clean ones can be had); adds: per chunk; packed: the\n"
+		"  library packs 4 consecutive adds to the same registration in one packet\n");
+	if (any_wrong)
+		fprintf(f, "  CHECK FAILED: a fetched value or a target word was wrong (WRONG above)\n");
+	else
+		fprintf(f, "  checked: %llu fetch-adds fetched 0, 1, 2, ... in turn; after %llu adds\n"
+			"  every target word was exact, read by side A through the network and\n"
+			"  by side B in its memory\n", (unsigned long long)fetches,
+			(unsigned long long)adds);
+	fprintf(f, "  targets (issue 6; reported, not asserted):\n");
+	for (unsigned int i = 0; i < r->ntgt; i++)
+		if (r->tgt[i].id >= 4)
+			print_target(f, cfg, &r->tgt[i]);
 }
 
 /**
@@ -419,22 +535,8 @@ void print_summary(FILE *f, const struct bench_cfg *cfg,
 	fprintf(f, "\nTargets (reported, not asserted): median over up to %u interleaved\n"
 		"rounds, each measuring the figure and its bound back to back\n",
 		r->tgt_rounds);
-	for (unsigned int i = 0; i < r->ntgt; i++) {
-		const struct target *t = &r->tgt[i];
-
-		if (!t->avail) {
-			fprintf(f, "  [N/A ] (%d) %-9s %s: not measured\n", t->id,
-				cfg->pair[t->pair].name, t->desc);
-			continue;
-		}
-		fprintf(f, "  [%s] (%d) %-9s %s\n         %s vs bound %s: ratio %.2f "
-			"(%u of %u rounds: %.2f..%.2f)%s\n",
-			t->pass ? "PASS" : "FAIL", t->id, cfg->pair[t->pair].name,
-			t->desc, fmt_val(a, sizeof(a), t, t->value),
-			fmt_val(b, sizeof(b), t, t->bound), t->ratio, t->rounds,
-			t->attempts, t->ratio_min, t->ratio_max,
-			t->higher_better ? ", >= 1 passes" : ", <= 1 passes");
-	}
+	for (unsigned int i = 0; i < r->ntgt; i++)
+		print_target(f, cfg, &r->tgt[i]);
 	fprintf(f, "  bounds from: getppid %s, cache-line half RTT %s, ",
 		fmt_ns(a, sizeof(a), r->lim.getppid_ns),
 		fmt_ns(b, sizeof(b), r->lim.cacheline.median_ns));
@@ -672,6 +774,47 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 		fputs(", \"ratio_memcpy_stream\": ", f);
 		jnum(f, ok && lim->done ? w->median_bps / lim->memcpy_stream_bps : NAN);
 		jerr(f, w->err, w->errmsg);
+		fputc('}', f);
+	}
+	fputs("\n  ],\n  \"atomic\": [", f);
+	for (unsigned int i = 0; i < r->namo; i++) {
+		const struct atomic_result *x = &r->amo[i];
+
+		fprintf(f, "%s\n    {\"mode\": \"%s\", \"pair\": \"%s\", \"fetch_add\": ",
+			i ? "," : "", mode_name(x->mode), cfg->pair[x->pair].name);
+		if (x->lat_done) {
+			fputc('{', f);
+			jlat_stats(f, &x->fetch);
+			fputs("}, \"fifo_8b_half_rtt\": {", f);
+			jlat_stats(f, &x->fifo);
+			fputc('}', f);
+		} else {
+			fputs("null, \"fifo_8b_half_rtt\": null", f);
+		}
+		fputs(", \"ratio_fetch_add_fifo\": ", f);
+		jnum(f, x->lat_done ? x->ratio : NAN);
+		fputs(", \"ratio_fetch_add_fifo_min\": ", f);
+		jnum(f, x->lat_done ? x->ratio_min : NAN);
+		fputs(", \"ratio_fetch_add_fifo_max\": ", f);
+		jnum(f, x->lat_done ? x->ratio_max : NAN);
+		fprintf(f, ", \"rounds\": %u, \"attempts\": %u, \"rounds_disturbed\": %s",
+			x->rounds, x->attempts, x->lat_disturbed ? "true" : "false");
+		fputs(", \"adds_per_s_unpacked\": ", f);
+		jnum(f, x->rate_done ? x->rate_off : NAN);
+		fputs(", \"adds_per_s_packed\": ", f);
+		jnum(f, x->rate_done ? x->rate_auto : NAN);
+		fputs(", \"ratio_packed_unpacked\": ", f);
+		jnum(f, x->rate_done ? x->rate_ratio : NAN);
+		fputs(", \"ratio_packed_unpacked_min\": ", f);
+		jnum(f, x->rate_done ? x->rate_ratio_min : NAN);
+		fputs(", \"ratio_packed_unpacked_max\": ", f);
+		jnum(f, x->rate_done ? x->rate_ratio_max : NAN);
+		fprintf(f, ", \"chunk_pairs\": %u, \"adds_per_chunk\": %u, "
+			"\"adds\": %llu, \"fetch_adds\": %llu, \"verified\": %s",
+			x->chunks, x->chunk, (unsigned long long)x->adds,
+			(unsigned long long)x->fetches,
+			x->wrong ? "false" : x->lat_done && x->rate_done ? "true" : "null");
+		jerr(f, x->err, x->errmsg);
 		fputc('}', f);
 	}
 	fprintf(f, "\n  ],\n  \"target_rounds\": %u,\n  \"targets\": [", r->tgt_rounds);

@@ -29,8 +29,6 @@
 
 #include "bench.h"
 
-#define MAX_ROUNDS 16
-
 struct round_vals {
 	double value[MAX_ROUNDS];
 	double bound[MAX_ROUNDS];
@@ -38,23 +36,6 @@ struct round_vals {
 	unsigned int n;
 };
 
-static double median(double *v, unsigned int n)
-{
-	double t[MAX_ROUNDS];
-
-	if (!n)
-		return 0;
-	memcpy(t, v, n * sizeof(*t));
-	for (unsigned int i = 0; i < n; i++)
-		for (unsigned int j = i + 1; j < n; j++)
-			if (t[j] < t[i]) {
-				double x = t[i];
-
-				t[i] = t[j];
-				t[j] = x;
-			}
-	return n & 1 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
 
 static void push(struct round_vals *rv, double value, double bound)
 {
@@ -72,9 +53,9 @@ static void finish(struct target *t, struct round_vals *rv)
 	t->avail = rv->n > 0;
 	if (!t->avail)
 		return;
-	t->value = median(rv->value, rv->n);
-	t->bound = median(rv->bound, rv->n);
-	t->ratio = median(rv->ratio, rv->n);
+	t->value = median_d(rv->value, rv->n);
+	t->bound = median_d(rv->bound, rv->n);
+	t->ratio = median_d(rv->ratio, rv->n);
 	t->ratio_min = t->ratio_max = rv->ratio[0];
 	for (unsigned int i = 1; i < rv->n; i++) {
 		if (rv->ratio[i] < t->ratio_min)
