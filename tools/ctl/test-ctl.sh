@@ -60,7 +60,7 @@ echo 0 > "$tmp/dbg/isr/dup_ppm"
 : > "$tmp/dbg/isr/link_down"
 : > "$tmp/dbg/isr/link_error"
 printf '%s\n' "issued 1200" "completed 1190" "retransmits 14" "duplicates 3" \
-	"stale 1" "dropped 12" "duplicated 5" "timeouts 0" \
+	"stale 1" "dropped 12" "duplicated 5" "delayed 6" "timeouts 0" \
 	"outstanding 18446744073709551615" > "$tmp/dbg/atomic"
 
 fake() {
@@ -686,17 +686,18 @@ duplicates           3
 stale                1
 dropped              12
 duplicated           5
+delayed              6
 timeouts             0
 outstanding          18446744073709551615" -- fake "$ctl" atomic
 check_json "atomic --json" "
 assert list(d) == ['issued', 'completed', 'retransmits', 'duplicates', 'stale',
-                   'dropped', 'duplicated', 'timeouts', 'outstanding'], d
+                   'dropped', 'duplicated', 'delayed', 'timeouts', 'outstanding'], d
 assert all(type(v) is int for v in d.values()), d
 assert d['issued'] == 1200 and d['retransmits'] == 14 and d['duplicated'] == 5, d
 assert d['outstanding'] == 2**64 - 1, d" -- fake "$ctl" --json atomic
 tree new; echo "reply_cache 40" >> "$d/atomic"
 check_json "atomic --json: a counter added later, under its own name" "
-assert len(d) == 10 and d['reply_cache'] == 40, d" -- at "$d" "$ctl" atomic --json
+assert len(d) == 11 and d['reply_cache'] == 40, d" -- at "$d" "$ctl" atomic --json
 tree bad; printf '%s\n' "issued 3" "completed x" > "$d/atomic"
 check "atomic: a counter that is not a number, exit 1" 1 \
 	"/atomic:2: completed 'x' is not a number" "" -- at "$d" "$ctl" atomic
