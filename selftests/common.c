@@ -272,7 +272,7 @@ int pt_read_live(struct pt_live *live)
 
 	live->windows = live->windows_reserved = live->mappings = -1;
 	live->blocked_senders = live->job_keys = -1;
-	live->packets_in_flight = -1;
+	live->packets_in_flight = live->atomics_outstanding = -1;
 	f = fopen(PT_DEBUGFS_LIVE, "re");
 	if (!f)
 		return -errno;
@@ -289,6 +289,8 @@ int pt_read_live(struct pt_live *live)
 			live->job_keys = val;
 		else if (!strcmp(name, "packets_in_flight"))
 			live->packets_in_flight = val;
+		else if (!strcmp(name, "atomics_outstanding"))
+			live->atomics_outstanding = val;
 	}
 	fclose(f);
 	return 0;
@@ -297,7 +299,8 @@ int pt_read_live(struct pt_live *live)
 bool pt_live_is_zero(const struct pt_live *l)
 {
 	return !l->windows && !l->windows_reserved && !l->mappings &&
-	       !l->blocked_senders && !l->job_keys && !l->packets_in_flight;
+	       !l->blocked_senders && !l->job_keys && !l->packets_in_flight &&
+	       !l->atomics_outstanding;
 }
 
 int pt_wait_live_zero(struct pt_live *live, int timeout_ms)
@@ -397,12 +400,14 @@ long pt_sysfs_windows_in_use(unsigned int hub, unsigned int unit)
 	return pt_sysfs_hfi_attr(hub, unit, "windows_in_use");
 }
 
-int pt_fork_n(int n, int (*fn)(int idx, void *arg), void *arg,
-	      int timeout_ms)
+/*
+ * Fork @n children running fn(i, @arg), their pids in @pids (0 where fork
+ * failed).  Return: how many could not be forked.
+ */
+int pt_fork_start(int n, int (*fn)(int idx, void *arg), void *arg,
+		  pid_t *pids)
 {
-	uint64_t deadline = pt_now_ms() + timeout_ms;
-	int failed = 0, left = 0, i, status;
-	pid_t pids[n];
+	int failed = 0, i;
 
 	fflush(stdout);
 	fflush(stderr);
@@ -410,11 +415,27 @@ int pt_fork_n(int n, int (*fn)(int idx, void *arg), void *arg,
 		pids[i] = fork();
 		if (pids[i] == 0)
 			_exit(fn(i, arg) ? 1 : 0);
-		if (pids[i] < 0)
+		if (pids[i] < 0) {
+			pids[i] = 0;
 			failed++;
-		else
-			left++;
+		}
 	}
+	return failed;
+}
+
+/*
+ * Reap the children pt_fork_start() forked; those still running at the
+ * deadline are killed.  Return: how many failed (fn != 0, a signal, or
+ * killed at the deadline).
+ */
+int pt_fork_wait(int n, pid_t *pids, int timeout_ms)
+{
+	uint64_t deadline = pt_now_ms() + timeout_ms;
+	int failed = 0, left = 0, i, status;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			left++;
 	while (left) {
 		for (i = 0; i < n; i++) {
 			pid_t r;
@@ -444,6 +465,7 @@ int pt_fork_n(int n, int (*fn)(int idx, void *arg), void *arg,
 				fprintf(stderr, "# child %d: timed out\n", i);
 				kill(pids[i], SIGKILL);
 				waitpid(pids[i], &status, 0);
+				pids[i] = 0;
 				failed++;
 			}
 			break;
@@ -451,6 +473,84 @@ int pt_fork_n(int n, int (*fn)(int idx, void *arg), void *arg,
 		pt_pause_us(1000);
 	}
 	return failed;
+}
+
+int pt_fork_n(int n, int (*fn)(int idx, void *arg), void *arg,
+	      int timeout_ms)
+{
+	pid_t pids[n];
+	int failed = pt_fork_start(n, fn, arg, pids);
+
+	return failed + pt_fork_wait(n, pids, timeout_ms);
+}
+
+int pt_read_atomic_stats(struct pt_atomic_stats *s)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+#define PT_AS(f) { #f, offsetof(struct pt_atomic_stats, f) }
+		PT_AS(issued), PT_AS(completed), PT_AS(retransmits),
+		PT_AS(duplicates), PT_AS(stale), PT_AS(dropped),
+		PT_AS(duplicated), PT_AS(delayed), PT_AS(timeouts),
+		PT_AS(outstanding),
+#undef PT_AS
+	};
+	char name[64];
+	long val;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		*(long *)((char *)s + fields[i].off) = -1;
+	f = fopen(PT_DEBUGFS_ATOMIC, "re");
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%63s %ld", name, &val) == 2)
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (!strcmp(name, fields[i].name))
+				*(long *)((char *)s + fields[i].off) = val;
+	fclose(f);
+	return 0;
+}
+
+/*
+ * The sum over every link of one column of isr/links, found by its name
+ * in the header line.  Return: the sum, or -errno (-ENOENT: no such
+ * column).
+ */
+long pt_isr_links_sum(const char *column)
+{
+	char line[512], *tok, *save;
+	int col = -1, i;
+	long sum = 0;
+	FILE *f;
+
+	f = fopen(PT_ISR_DIR "links", "re");
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	for (i = 0, tok = strtok_r(line, " \n", &save); tok;
+	     i++, tok = strtok_r(NULL, " \n", &save))
+		if (!strcmp(tok, column))
+			col = i;
+	if (col < 0) {
+		fclose(f);
+		return -ENOENT;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		for (i = 0, tok = strtok_r(line, " \n", &save); tok && i < col;
+		     i++, tok = strtok_r(NULL, " \n", &save))
+			;
+		if (tok)
+			sum += strtol(tok, NULL, 10);
+	}
+	fclose(f);
+	return sum;
 }
 
 void pt_fill(void *buf, size_t len, uint64_t seed)
@@ -525,7 +625,8 @@ static bool pt_snap_eq(const struct pt_snap *a, const struct pt_snap *b)
 	       a->live.windows_reserved == b->live.windows_reserved &&
 	       a->live.mappings == b->live.mappings &&
 	       a->live.blocked_senders == b->live.blocked_senders &&
-	       a->live.job_keys == b->live.job_keys;
+	       a->live.job_keys == b->live.job_keys &&
+	       a->live.atomics_outstanding == b->live.atomics_outstanding;
 }
 
 bool pt_snap_back(const struct pt_snap *want, struct pt_snap *now,

@@ -37,6 +37,11 @@
  *   pt_fork_n(n, fn, arg, timeout_ms) run fn(i, arg) in n children;
  *                                    returns how many failed (fn != 0,
  *                                    signal, or killed at the deadline)
+ *   pt_fork_start(n, fn, arg, pids), pt_fork_wait(n, pids, timeout_ms)
+ *                                    the same in two halves, so that the
+ *                                    parent works while the children run
+ *   pt_read_atomic_stats(&s)         /sys/kernel/debug/percs/atomic
+ *   pt_isr_links_sum(column)         a column of isr/links, summed
  *   pt_fill(buf, len, seed), pt_checksum(buf, len)  payload patterns
  *   pt_snap_take(&s), pt_snap_back(&want, &now, ms)
  *                                    open fds + live counters: take a
@@ -64,6 +69,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <linux/percs.h>
 #include "percs.h"
@@ -72,6 +78,7 @@
 #define PT_SYSFS_DIR	"/sys/class/percs"
 #define PT_DEBUGFS_LIVE	"/sys/kernel/debug/percs/live"
 #define PT_ISR_DIR	"/sys/kernel/debug/percs/isr/"
+#define PT_DEBUGFS_ATOMIC "/sys/kernel/debug/percs/atomic"
 #define PT_TIMEOUT_MS	5000	/* default deadline of one wait */
 
 /** struct pt_live - /sys/kernel/debug/percs/live (-1: line missing) */
@@ -82,6 +89,7 @@ struct pt_live {
 	long blocked_senders;
 	long job_keys;
 	long packets_in_flight;
+	long atomics_outstanding;
 };
 
 /**
@@ -146,6 +154,38 @@ long pt_sysfs_windows_in_use(unsigned int hub, unsigned int unit);
 
 int pt_fork_n(int n, int (*fn)(int idx, void *arg), void *arg,
 	      int timeout_ms);
+int pt_fork_start(int n, int (*fn)(int idx, void *arg), void *arg,
+		  pid_t *pids);
+int pt_fork_wait(int n, pid_t *pids, int timeout_ms);
+
+/**
+ * struct pt_atomic_stats - /sys/kernel/debug/percs/atomic (-1: line missing)
+ * @issued: atomic descriptors sent
+ * @completed: completion entries posted for them
+ * @retransmits: requests sent again after their timeout
+ * @duplicates: arrivals of an applied sequence number (answered again)
+ * @stale: old arrivals ignored
+ * @dropped: atomic packets the injection dropped (isr/drop_ppm)
+ * @duplicated: atomic packets the injection duplicated (isr/dup_ppm)
+ * @delayed: atomic packets the injection held back (isr/reorder_ppm)
+ * @timeouts: descriptors that ran out of retransmissions (-ETIMEDOUT)
+ * @outstanding: descriptors sent and not completed now
+ */
+struct pt_atomic_stats {
+	long issued;
+	long completed;
+	long retransmits;
+	long duplicates;
+	long stale;
+	long dropped;
+	long duplicated;
+	long delayed;
+	long timeouts;
+	long outstanding;
+};
+
+int pt_read_atomic_stats(struct pt_atomic_stats *s);
+long pt_isr_links_sum(const char *column);
 
 void pt_fill(void *buf, size_t len, uint64_t seed);
 uint64_t pt_checksum(const void *buf, size_t len);
@@ -163,10 +203,12 @@ uint64_t pt_checksum(const void *buf, size_t len);
 	int __r = pt_wait_live_zero(&__l, PT_TIMEOUT_MS);		\
 	if (__r)							\
 		TH_LOG("live: windows %ld reserved %ld mappings %ld "	\
-		       "blocked %ld job_keys %ld in_flight %ld (%d)",	\
+		       "blocked %ld job_keys %ld in_flight %ld "	\
+		       "atomics %ld (%d)",				\
 		       __l.windows, __l.windows_reserved, __l.mappings,	\
 		       __l.blocked_senders, __l.job_keys,		\
-		       __l.packets_in_flight, __r);			\
+		       __l.packets_in_flight, __l.atomics_outstanding,	\
+		       __r);						\
 	ASSERT_EQ(0, __r);						\
 } while (0)
 
