@@ -324,7 +324,7 @@ static int amo_send(struct percs_window *w, struct percs_atomic_wr *wr,
 		    void *fetched, bool block, unsigned int *idx)
 {
 	struct lp_amo *a = &w->amo;
-	uint64_t tail;
+	uint64_t tail, ovf;
 	unsigned int i;
 	uint32_t gen;
 	int ret;
@@ -343,6 +343,8 @@ static int amo_send(struct percs_window *w, struct percs_atomic_wr *wr,
 		wr->result_handle = a->results_mr;
 		wr->result_addr = &a->results[i];
 	}
+	/* Before the post: a kick-mode engine may complete it inside. */
+	ovf = lp_load_relaxed(&w->status->cq_overflows);
 	tail = w->sq.tail;
 	ret = amo_post(w, wr);
 	if (ret && w->sq.tail == tail)
@@ -355,7 +357,7 @@ static int amo_send(struct percs_window *w, struct percs_atomic_wr *wr,
 		.gen = gen,
 		.width = wr->width,
 		.block = block && !ret,
-		.ovf = lp_load_relaxed(&w->status->cq_overflows),
+		.ovf = ovf,
 	};
 	*idx = i;
 	return ret;

@@ -12,6 +12,11 @@
  * maintains the status page, and it records every rule the library breaks
  * (a packet that wraps, a trigger past the ring) as a violation.
  *
+ * Atomic descriptors are executed by a fake atomic unit (fake_atomic()) on
+ * the process's own memory: registrations of target windows are a table
+ * here, the initiator's result registrations come from the fake NMMU, and
+ * completions can be held back to keep descriptors in flight.
+ *
  * percs_window_reserve() is tested against a fake reserve ioctl that hands
  * out a memfd laid out like a window (the binary is linked with --wrap for
  * ioctl, mmap, mmap64 and munmap), including a failure injected at every mmap.
@@ -114,8 +119,7 @@ static uint8_t *unit_ptr(uint8_t *base, uint32_t units, uint64_t pos)
 	return base + (size_t)(pos & (units - 1)) * PERCS_FLIT_SIZE;
 }
 
-static void post_cqe(struct fwin *f, const struct percs_pkt_hdr *h, int res,
-		     bool imm)
+static void post_raw_cqe(struct fwin *f, const struct percs_cqe *c)
 {
 	uint64_t tail = f->st->cq_tail;
 
@@ -126,14 +130,25 @@ static void post_cqe(struct fwin *f, const struct percs_pkt_hdr *h, int res,
 				  __ATOMIC_SEQ_CST);
 		return;
 	}
-	f->cq[tail % PERCS_CQ_ENTRIES] = (struct percs_cqe) {
+	f->cq[tail % PERCS_CQ_ENTRIES] = *c;
+	__atomic_store_n(&f->st->cq_tail, tail + 1, __ATOMIC_RELEASE);
+}
+
+static void post_cqe(struct fwin *f, const struct percs_pkt_hdr *h, int res,
+		     bool imm)
+{
+	struct percs_cqe c = {
 		.user_data = h->tag,
 		.res = res,
 		.kind = h->kind,
 		.flags = imm ? PERCS_CQE_F_IMM : 0,
 	};
-	__atomic_store_n(&f->st->cq_tail, tail + 1, __ATOMIC_RELEASE);
+
+	post_raw_cqe(f, &c);
 }
+
+static void fake_atomic(struct fwin *f, const struct percs_pkt_hdr *h);
+static int fake_atomic_kick(void);
 
 /* Free receive units of @d as the HFI sees them (credits in the doorbell). */
 static uint64_t recv_free(struct fwin *d)
@@ -246,8 +261,12 @@ static int engine_send(struct fwin *f)
 			head = tail;
 			break;
 		}
-		if (finish(f, h, deliver(f, h), false) == -EAGAIN)
+		if (h->kind == PERCS_PKT_ATOMIC) {
+			fake_atomic(f, h);
+			f->st->packets_sent++;
+		} else if (finish(f, h, deliver(f, h), false) == -EAGAIN) {
 			break;
+		}
 		head += n;
 		moved++;
 	}
@@ -327,6 +346,9 @@ static int fake_kick(struct percs_window *w, unsigned int flags)
 	}
 	if (H.paused)
 		return 0;
+	r = fake_atomic_kick();
+	if (r)
+		return r;
 	if (flags & PERCS_KICK_F_SEND) {
 		r = engine_send(f);
 		if (r < 0)
@@ -1375,7 +1397,8 @@ static void test_strerror(void)
 {
 	static const int errs[] = {
 		EINVAL, EMSGSIZE, EOPNOTSUPP, EHOSTUNREACH, EADDRNOTAVAIL,
-		ECONNREFUSED, EACCES, EAGAIN,
+		ECONNREFUSED, EACCES, EAGAIN, ENOENT, ERANGE, EPERM, EFAULT,
+		ETIMEDOUT,
 	};
 
 	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
@@ -1388,6 +1411,11 @@ static void test_strerror(void)
 	}
 	CHECK(strstr(percs_strerror(-ECONNREFUSED), "not reserved"));
 	CHECK(strstr(percs_strerror(-EACCES), "job key"));
+	CHECK(strstr(percs_strerror(-ENOENT), "atomic"));
+	CHECK(strstr(percs_strerror(-ERANGE), "atomic"));
+	CHECK(strstr(percs_strerror(-EPERM), "atomic"));
+	CHECK(strstr(percs_strerror(-EFAULT), "multiple of its width"));
+	CHECK(strstr(percs_strerror(-ETIMEDOUT), "retransmission"));
 	CHECK(!strcmp(percs_strerror(-ENOMEM), strerror(ENOMEM)));
 	CHECK(!strcmp(percs_strerror(0), "Success"));
 }
@@ -1494,6 +1522,8 @@ static struct {
 	int mr_errno;			/* make MR_REGISTER fail with this */
 	int mr_calls;			/* MR_REGISTER and MR_DEREGISTER calls */
 	uint32_t mr_live[8];		/* the fake's registrations (0: free) */
+	uint64_t mr_addr[8], mr_len[8];	/* their ranges */
+	uint32_t mr_access[8];		/* and rights */
 	uint32_t mr_gen;
 } R = { .hfi_fd = -1, .win_fd = -1, .clock_version = PERCS_CLOCK_VERSION };
 
@@ -1570,6 +1600,9 @@ static int fake_mr_register(struct percs_mr_register *r)
 	for (uint32_t i = 1; i < 8; i++) {
 		if (!R.mr_live[i]) {
 			R.mr_live[i] = ++R.mr_gen << 16 | i;
+			R.mr_addr[i] = r->addr;
+			R.mr_len[i] = r->length;
+			R.mr_access[i] = r->access;
 			r->handle = R.mr_live[i];
 			return 0;
 		}
@@ -2569,6 +2602,1196 @@ static void test_clock_threaded_rewrites(void)
 	fclock_fini(&c);
 }
 
+/* ---- atomics: the fake atomic unit ---------------------------------------- */
+
+/* A registration of a target window, as the fake atomic unit sees it. */
+struct ftmr {
+	uint16_t window;
+	uint32_t handle;
+	uint8_t *base;
+	uint64_t len;
+	uint32_t access;
+};
+
+/* One descriptor as the fake found it in the send FIFO. */
+struct alog {
+	struct percs_pkt_hdr h;
+	struct percs_atomic_ext e;
+	struct percs_atomic_op ops[PERCS_ATOMIC_MAX_PACKED];
+	uint64_t compare;
+};
+
+#define A_LOG		4096
+#define A_HELD		1024
+
+static struct {
+	struct ftmr mr[8];
+	unsigned int nmr;
+	bool hold;		/* completions wait in held[] */
+	unsigned int release;	/* held completions posted per kick */
+	unsigned int release_after; /* or all of them every Nth kick */
+	unsigned int kicks;
+	int kick_err;		/* kicks fail with this ... */
+	unsigned int kick_err_after; /* ... once kicks passes this */
+	struct {
+		uint16_t win;
+		struct percs_cqe c;
+	} held[A_HELD];
+	unsigned int nheld;
+	int force_res;		/* complete every descriptor with this */
+	unsigned int meddle;	/* change the operand before this many CSWAPs */
+	unsigned int descs;	/* descriptors executed */
+	unsigned int max_inflight; /* of descs minus entries consumed */
+	struct alog log[A_LOG];
+} A;
+
+static uint32_t ftmr_add(uint16_t window, void *base, uint64_t len,
+			 uint32_t access, uint32_t handle)
+{
+	struct ftmr *m = &A.mr[A.nmr++];
+
+	*m = (struct ftmr){
+		.window = window, .handle = handle ? handle : 0x700 + A.nmr,
+		.base = base, .len = len, .access = access,
+	};
+	return m->handle;
+}
+
+static const struct ftmr *ftmr_find(uint16_t window, uint32_t handle)
+{
+	for (unsigned int i = 0; i < A.nmr; i++)
+		if (A.mr[i].window == window && A.mr[i].handle == handle)
+			return &A.mr[i];
+	return NULL;
+}
+
+static uint64_t a_mask(unsigned int width)
+{
+	return width == 8 ? ~0ULL : (1ULL << (width * 8)) - 1;
+}
+
+static uint64_t a_load(const void *p, unsigned int width)
+{
+	switch (width) {
+	case 1: return *(const uint8_t *)p;
+	case 2: return *(const uint16_t *)p;
+	case 4: return *(const uint32_t *)p;
+	default: return *(const uint64_t *)p;
+	}
+}
+
+static void a_store(void *p, unsigned int width, uint64_t v)
+{
+	switch (width) {
+	case 1: *(uint8_t *)p = (uint8_t)v; break;
+	case 2: *(uint16_t *)p = (uint16_t)v; break;
+	case 4: *(uint32_t *)p = (uint32_t)v; break;
+	default: *(uint64_t *)p = v; break;
+	}
+}
+
+/* The reference arithmetic (independent of the library and the kernel). */
+static uint64_t a_apply(unsigned int op, unsigned int width, uint64_t old,
+			uint64_t v, uint64_t cmp)
+{
+	switch (op) {
+	case PERCS_ATOMIC_ADD: return (old + v) & a_mask(width);
+	case PERCS_ATOMIC_AND: return old & v;
+	case PERCS_ATOMIC_OR: return old | v;
+	case PERCS_ATOMIC_XOR: return old ^ v;
+	default: return old == cmp ? v : old;
+	}
+}
+
+/* Every rule of the uAPI header: the library must never break one. */
+static bool a_desc_ok(const struct percs_pkt_hdr *h, const struct alog *l)
+{
+	const struct percs_atomic_ext *e = &l->e;
+	bool fetch = e->flags & PERCS_ATOMIC_F_FETCH;
+	bool cswap = e->op == PERCS_ATOMIC_CSWAP;
+	uint64_t m;
+
+	if (h->length < sizeof(*e) || e->op > PERCS_ATOMIC_OP_MAX ||
+	    (e->width != 1 && e->width != 2 && e->width != 4 && e->width != 8) ||
+	    !e->count || e->count > PERCS_ATOMIC_MAX_PACKED ||
+	    (e->flags & ~PERCS_ATOMIC_F_ALL) || e->reserved || h->flags ||
+	    h->route > PERCS_ROUTE_MAX)
+		return false;
+	if (h->length != PERCS_ATOMIC_LEN(e->count) + (cswap ? 8 : 0))
+		return false;
+	if (e->count > 1 && (fetch || cswap))
+		return false;
+	if (!fetch && (e->result_addr || e->result_handle))
+		return false;
+	m = a_mask(e->width);
+	if (l->compare & ~m)
+		return false;
+	for (unsigned int i = 0; i < e->count; i++)
+		if (l->ops[i].operand & ~m)
+			return false;
+	return true;
+}
+
+/* The initiator's result location, checked against the fake NMMU. */
+static int a_result_ok(const struct percs_atomic_ext *e)
+{
+	uint32_t slot = e->result_handle & 0xffff;
+
+	if (slot >= 8 || !R.mr_live[slot] || R.mr_live[slot] != e->result_handle)
+		return -ENOENT;
+	if (!(R.mr_access[slot] & PERCS_ACCESS_LOCAL_WRITE))
+		return -EPERM;
+	if (e->result_addr < R.mr_addr[slot] ||
+	    e->result_addr - R.mr_addr[slot] > R.mr_len[slot] - e->width)
+		return -ERANGE;
+	return 0;
+}
+
+/* Check, apply all operations or none, store the old value, complete. */
+static void fake_atomic(struct fwin *f, const struct percs_pkt_hdr *h)
+{
+	struct alog l = { .h = *h };
+	struct percs_cqe c = { .kind = PERCS_PKT_ATOMIC };
+	const struct ftmr *t;
+	uint64_t old = 0, inflight;
+	int res = 0;
+
+	memcpy(&l.e, h + 1, sizeof(l.e));
+	memcpy(l.ops, (const uint8_t *)(h + 1) + sizeof(l.e),
+	       (l.e.count <= PERCS_ATOMIC_MAX_PACKED ? l.e.count : 0) *
+	       sizeof(l.ops[0]));
+	if (l.e.op == PERCS_ATOMIC_CSWAP && h->length >= PERCS_ATOMIC_LEN(1) + 8)
+		memcpy(&l.compare, (const uint8_t *)(h + 1) + PERCS_ATOMIC_LEN(1),
+		       sizeof(l.compare));
+	if (A.descs < A_LOG)
+		A.log[A.descs] = l;
+	c.user_data = l.e.user_data;
+	if (!a_desc_ok(h, &l)) {
+		violation("malformed atomic descriptor", f);
+		res = -EINVAL;
+		goto done;
+	}
+	if (A.force_res) {
+		res = A.force_res;
+		goto done;
+	}
+	if (h->dst.window >= NWIN || !H.win[h->dst.window]) {
+		res = -ECONNREFUSED;
+		goto done;
+	}
+	t = ftmr_find(h->dst.window, l.e.handle);
+	if (!t) {
+		res = -ENOENT;
+		goto done;
+	}
+	if (!(t->access & PERCS_ACCESS_REMOTE_ATOMIC)) {
+		res = -EPERM;
+		goto done;
+	}
+	for (unsigned int i = 0; i < l.e.count; i++) {
+		uint64_t a = l.ops[i].addr, base = (uintptr_t)t->base;
+
+		if (a & (l.e.width - 1)) {
+			res = -EFAULT;
+			goto done;
+		}
+		if (a < base || a - base > t->len - l.e.width) {
+			res = -ERANGE;
+			goto done;
+		}
+	}
+	if (l.e.flags & PERCS_ATOMIC_F_FETCH) {
+		res = a_result_ok(&l.e);
+		if (res) {
+			c.flags = PERCS_CQE_F_LOCAL;
+			goto done;
+		}
+	}
+	for (unsigned int i = 0; i < l.e.count; i++) {
+		void *p = (void *)(uintptr_t)l.ops[i].addr;
+		uint64_t v;
+
+		if (l.e.op == PERCS_ATOMIC_CSWAP && A.meddle) {
+			A.meddle--;
+			a_store(p, l.e.width, a_load(p, l.e.width) + 1);
+		}
+		v = a_load(p, l.e.width);
+		if (!i)
+			old = v;
+		a_store(p, l.e.width, a_apply(l.e.op, l.e.width, v,
+					      l.ops[i].operand, l.compare));
+	}
+	if (l.e.flags & PERCS_ATOMIC_F_FETCH)
+		a_store((void *)(uintptr_t)l.e.result_addr, l.e.width, old);
+done:
+	c.res = res;
+	A.descs++;
+	inflight = A.descs - __atomic_load_n(&f->db->cq_head, __ATOMIC_ACQUIRE);
+	if (inflight > A.max_inflight)
+		A.max_inflight = (unsigned int)inflight;
+	if (A.hold && A.nheld < A_HELD) {
+		A.held[A.nheld].win = f->addr.window;
+		A.held[A.nheld].c = c;
+		A.nheld++;
+		return;
+	}
+	post_raw_cqe(f, &c);
+}
+
+/* Post up to @n held completions, oldest first. */
+static void a_release(unsigned int n)
+{
+	unsigned int i;
+
+	if (n > A.nheld)
+		n = A.nheld;
+	for (i = 0; i < n; i++)
+		post_raw_cqe(H.win[A.held[i].win], &A.held[i].c);
+	memmove(A.held, A.held + n, (A.nheld - n) * sizeof(A.held[0]));
+	A.nheld -= n;
+}
+
+/* Held completions come back on kicks, like replies to retransmissions. */
+static int fake_atomic_kick(void)
+{
+	A.kicks++;
+	if (A.kick_err && A.kicks > A.kick_err_after)
+		return A.kick_err;
+	if (A.release)
+		a_release(A.release);
+	if (A.release_after && A.kicks % A.release_after == 0)
+		a_release(A.nheld);
+	return 0;
+}
+
+static const struct alog *a_last(void)
+{
+	return A.descs ? &A.log[(A.descs - 1) % A_LOG] : NULL;
+}
+
+/*
+ * An initiator a (kick mode unless @flags say poll), a target b with 4 KiB
+ * registered for atomics, and the fake NMMU behind a's fd for the result
+ * area.
+ */
+struct aenv {
+	struct fwin *a, *b;
+	uint8_t *mem;
+	struct percs_rmr r;
+};
+
+static void aenv_init(struct aenv *e, uint32_t flags)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	e->a = fwin_new(1, 4096, 4096, flags);
+	e->b = fwin_new(2, 4096, 4096, flags);
+	e->mem = zalloc(4096);
+	e->r = (struct percs_rmr){
+		.win = e->b->addr,
+		.handle = ftmr_add(2, e->mem, 4096, PERCS_ACCESS_REMOTE_ATOMIC, 0),
+		.base = (uintptr_t)e->mem,
+		.length = 4096,
+	};
+	e->a->w->fd = fd;
+	R.win_fd = fd;
+}
+
+static void aenv_fini(struct aenv *e)
+{
+	fwin_free(e->a);
+	fwin_free(e->b);
+	free(e->mem);
+}
+
+/* ---- atomics: descriptors -------------------------------------------------- */
+
+/* percs_atomic_post(): every field where the uAPI puts it, exact lengths. */
+static void test_atomic_post_encoding(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	const struct percs_atomic_ext *e;
+	const struct percs_atomic_op *op;
+	const struct percs_pkt_hdr *h;
+	uint64_t res, cmp, tail;
+	struct percs_atomic_wr wr = {
+		.op = PERCS_ATOMIC_ADD, .width = 8, .count = 1,
+		.route = PERCS_ROUTE_SW_INDIRECT, .route_arg = 3,
+		.dst = b->addr, .handle = 0x10007,
+		.user_data = 0x1122334455667788ULL,
+		.ops = { { 0x1000, ~0ULL } },
+	}, bad;
+	unsigned int kicks;
+
+	H.paused = true;
+	CHECK_EQ(percs_atomic_post(a->w, &wr), 0);
+	h = send_unit(a, 0);
+	e = (const void *)(h + 1);
+	op = (const void *)(e + 1);
+	CHECK_EQ(h->kind, PERCS_PKT_ATOMIC);
+	CHECK_EQ(h->length, PERCS_ATOMIC_LEN(1));
+	CHECK_EQ(h->length, 48);
+	CHECK_EQ(h->route, PERCS_ROUTE_SW_INDIRECT);
+	CHECK_EQ(h->route_arg, 3);
+	CHECK_EQ(h->flags, 0);
+	CHECK_EQ(h->dst.window, 2);
+	CHECK_EQ(h->tag, 0x55667788);
+	CHECK_EQ(e->op, PERCS_ATOMIC_ADD);
+	CHECK_EQ(e->width, 8);
+	CHECK_EQ(e->count, 1);
+	CHECK_EQ(e->flags, 0);
+	CHECK_EQ(e->handle, 0x10007);
+	CHECK_EQ(e->user_data, 0x1122334455667788ULL);
+	CHECK_EQ(e->result_addr | e->result_handle | e->reserved, 0);
+	CHECK_EQ(op[0].addr, 0x1000);
+	CHECK_EQ(op[0].operand, ~0ULL);
+
+	/* CSWAP: the comparand follows the operation; the result location. */
+	wr = (struct percs_atomic_wr){
+		.op = PERCS_ATOMIC_CSWAP, .width = 4, .count = 1,
+		.flags = PERCS_ATOMIC_F_FETCH, .dst = b->addr, .handle = 5,
+		.result_handle = 9, .result_addr = &res,
+		.compare = 0xdeadbeef, .user_data = 7,
+		.ops = { { 0x2004, 0xcafe } },
+	};
+	CHECK_EQ(percs_atomic_post(a->w, &wr), 0);
+	h = send_unit(a, 1);
+	e = (const void *)(h + 1);
+	op = (const void *)(e + 1);
+	CHECK_EQ(h->length, PERCS_ATOMIC_LEN(1) + 8);
+	CHECK_EQ(e->op, PERCS_ATOMIC_CSWAP);
+	CHECK_EQ(e->width, 4);
+	CHECK_EQ(e->flags, PERCS_ATOMIC_F_FETCH);
+	CHECK_EQ(e->result_handle, 9);
+	CHECK_EQ(e->result_addr, (uintptr_t)&res);
+	CHECK_EQ(op[0].addr, 0x2004);
+	CHECK_EQ(op[0].operand, 0xcafe);
+	memcpy(&cmp, op + 1, sizeof(cmp));
+	CHECK_EQ(cmp, 0xdeadbeef);
+
+	/* Packed: four operations and the header are one 128-byte unit. */
+	wr = (struct percs_atomic_wr){
+		.op = PERCS_ATOMIC_XOR, .width = 2, .count = 4,
+		.dst = b->addr, .handle = 6, .compare = 77,
+		.ops = { { 0x10, 1 }, { 0x12, 2 }, { 0x20, 0xffff }, { 0x10, 4 } },
+	};
+	CHECK_EQ(percs_atomic_post(a->w, &wr), 0);
+	h = send_unit(a, 2);
+	e = (const void *)(h + 1);
+	op = (const void *)(e + 1);
+	CHECK_EQ(h->length, PERCS_ATOMIC_LEN(4));
+	CHECK_EQ(PERCS_PKT_HDR_SIZE + h->length, PERCS_FLIT_SIZE);
+	CHECK_EQ(e->count, 4);
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ(op[i].addr, wr.ops[i].addr);
+		CHECK_EQ(op[i].operand, wr.ops[i].operand);
+	}
+	CHECK_EQ(a->w->sq.tail, 3);
+
+	/* What the HFI would refuse is refused here, nothing composed. */
+	tail = a->w->sq.tail;
+	wr = (struct percs_atomic_wr){
+		.op = PERCS_ATOMIC_OR, .width = 1, .count = 1,
+		.dst = b->addr, .handle = 6, .ops = { { 0x10, 0xff } },
+	};
+#define BAD(field, val) do {						\
+	bad = wr;							\
+	bad.field = val;						\
+	CHECK_EQ(percs_atomic_post(a->w, &bad), -EINVAL);		\
+} while (0)
+	BAD(op, PERCS_ATOMIC_OP_MAX + 1);
+	BAD(width, 3);
+	BAD(width, 16);
+	BAD(width, 0);
+	BAD(count, 0);
+	BAD(count, PERCS_ATOMIC_MAX_PACKED + 1);
+	BAD(flags, 2);
+	BAD(reserved, 1);
+	BAD(route, PERCS_ROUTE_MAX + 1);
+	BAD(ops[0].operand, 0x100);
+	BAD(result_handle, 3);
+	BAD(result_addr, &res);
+	BAD(user_data, (uint64_t)PERCS_AMO_USER_DATA_TAG << 32 | 5);
+	bad = wr;
+	bad.count = 2;
+	bad.flags = PERCS_ATOMIC_F_FETCH;
+	CHECK_EQ(percs_atomic_post(a->w, &bad), -EINVAL);
+	bad.flags = 0;
+	bad.op = PERCS_ATOMIC_CSWAP;
+	CHECK_EQ(percs_atomic_post(a->w, &bad), -EINVAL);
+	bad = wr;
+	bad.count = 2;
+	bad.width = 2;
+	bad.ops[1] = (struct percs_atomic_op){ 0x12, 0x10000 };
+	CHECK_EQ(percs_atomic_post(a->w, &bad), -EINVAL);
+	bad = wr;
+	bad.op = PERCS_ATOMIC_CSWAP;
+	bad.width = 4;
+	bad.compare = 1ULL << 32;
+	CHECK_EQ(percs_atomic_post(a->w, &bad), -EINVAL);
+	CHECK_EQ(percs_atomic_post(NULL, &wr), -EINVAL);
+	CHECK_EQ(percs_atomic_post(a->w, NULL), -EINVAL);
+	CHECK_EQ(a->w->sq.tail, tail);
+#undef BAD
+	/* The comparand of another op is not sent: no length change. */
+	bad = wr;
+	bad.compare = 1ULL << 40;
+	bad.user_data = 0x50474152ULL << 32;	/* next to the reserved tag */
+	CHECK_EQ(percs_atomic_post(a->w, &bad), 0);
+	CHECK_EQ(send_unit(a, tail)->length, PERCS_ATOMIC_LEN(1));
+
+	/* Full send FIFO: publish, one kick, then -EAGAIN. */
+	while (a->w->sq.tail < a->send_units)
+		CHECK_EQ(percs_atomic_post(a->w, &wr), 0);
+	kicks = a->kicks[0];
+	CHECK_EQ(percs_atomic_post(a->w, &wr), -EAGAIN);
+	CHECK_EQ(a->kicks[0], kicks + 1);
+	CHECK_EQ(a->db->send_tail, a->w->sq.tail);
+	H.paused = false;
+	CHECK_EQ(percs_atomic_post(a->w, &wr), 0);
+	CHECK_EQ(H.violations, 0);
+	fwin_free(a);
+	fwin_free(b);
+}
+
+/* Raw descriptors complete to the caller, with its user_data and status. */
+static void test_atomic_post_completions(void)
+{
+	struct aenv v;
+	uint64_t *m, res = 0;
+	uint32_t rh;
+	struct percs_cqe c[4];
+	struct percs_atomic_wr wr;
+
+	aenv_init(&v, 0);
+	m = (uint64_t *)v.mem;
+	m[1] = 40;
+	REQUIRE(!percs_mr_reg(v.a->w, &res, sizeof(res),
+			      PERCS_ACCESS_LOCAL_WRITE, &rh));
+	wr = (struct percs_atomic_wr){
+		.op = PERCS_ATOMIC_ADD, .width = 8, .count = 1,
+		.flags = PERCS_ATOMIC_F_FETCH, .dst = v.r.win,
+		.handle = v.r.handle, .result_handle = rh,
+		.result_addr = &res, .user_data = 0xabcdef0123ULL,
+		.ops = { { (uintptr_t)&m[1], 2 } },
+	};
+	CHECK_EQ(percs_atomic_post(v.a->w, &wr), 0);
+	CHECK_EQ(percs_cq_poll(v.a->w, c, 4), 1);
+	CHECK_EQ(c[0].user_data, 0xabcdef0123ULL);
+	CHECK_EQ(c[0].kind, PERCS_PKT_ATOMIC);
+	CHECK_EQ(c[0].res, 0);
+	CHECK_EQ(res, 40);
+	CHECK_EQ(m[1], 42);
+	/* Misaligned: the target says -EFAULT and nothing changes. */
+	wr.ops[0].addr += 4;
+	wr.user_data = 5;
+	CHECK_EQ(percs_atomic_post(v.a->w, &wr), 0);
+	CHECK_EQ(percs_cq_poll(v.a->w, c, 4), 1);
+	CHECK_EQ(c[0].user_data, 5);
+	CHECK_EQ(c[0].res, -EFAULT);
+	CHECK_EQ(m[1], 42);
+	/* The raw level leaves the PGAS state alone. */
+	CHECK_EQ(v.a->w->amo.outstanding, 0);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(H.violations, 0);
+	aenv_fini(&v);
+}
+
+/* ---- atomics: the PGAS level ---------------------------------------------- */
+
+/* Which non-fetching operations share a packet, and when it leaves. */
+static void test_amo_packing(void)
+{
+	struct aenv v;
+	struct percs_rmr r2, r3;
+	struct fwin *c;
+	uint8_t *mem2;
+	uint64_t *m, old;
+	unsigned int d;
+
+	aenv_init(&v, 0);
+	c = fwin_new(3, 4096, 4096, 0);
+	m = (uint64_t *)v.mem;
+	mem2 = zalloc(4096);
+	r2 = v.r;
+	r2.handle = ftmr_add(2, mem2, 4096, PERCS_ACCESS_REMOTE_ATOMIC, 0);
+	r2.base = (uintptr_t)mem2;
+	/* Same handle number in another window: another target. */
+	r3 = r2;
+	r3.win = c->addr;
+	ftmr_add(3, mem2, 4096, PERCS_ACCESS_REMOTE_ATOMIC, r2.handle);
+
+	/* Four adds to one registration: one full packet, sent at once. */
+	d = A.descs;
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 8 * i, i + 1), 0);
+	CHECK_EQ(A.descs, d);
+	CHECK_EQ(m[0], 0);
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 24, 4), 0);
+	CHECK_EQ(A.descs, d + 1);
+	CHECK_EQ(a_last()->e.count, 4);
+	CHECK_EQ(a_last()->h.length, PERCS_ATOMIC_LEN(4));
+	CHECK_EQ(a_last()->e.op, PERCS_ATOMIC_ADD);
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ(a_last()->ops[i].addr, (uintptr_t)&m[i]);
+		CHECK_EQ(m[i], i + 1);
+	}
+	/* Three, then quiet: one packet of three.  One: a plain descriptor. */
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(percs_atomic_or64(v.a->w, &v.r, 32, 1ULL << i), 0);
+	CHECK_EQ(A.descs, d + 1);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(A.descs, d + 2);
+	CHECK_EQ(a_last()->e.count, 3);
+	CHECK_EQ(m[4], 7);
+	CHECK_EQ(percs_atomic_xor64(v.a->w, &v.r, 32, 1), 0);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(A.descs, d + 3);
+	CHECK_EQ(a_last()->e.count, 1);
+	CHECK_EQ(a_last()->h.length, PERCS_ATOMIC_LEN(1));
+	CHECK_EQ(m[4], 6);
+
+	/* Another handle, op, width or window sends what is packed. */
+	d = A.descs;
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 0, 1), 0);
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 0, 1), 0);
+	CHECK_EQ(percs_atomic_add64(v.a->w, &r2, 0, 1), 0);
+	CHECK_EQ(A.descs, d + 1);
+	CHECK_EQ(a_last()->e.count, 2);
+	CHECK_EQ(percs_atomic_and64(v.a->w, &r2, 0, 1), 0);
+	CHECK_EQ(A.descs, d + 2);
+	CHECK_EQ(a_last()->e.count, 1);
+	CHECK_EQ(a_last()->e.handle, r2.handle);
+	CHECK_EQ(percs_atomic_and32(v.a->w, &r2, 0, 1), 0);
+	CHECK_EQ(A.descs, d + 3);
+	CHECK_EQ(a_last()->e.width, 8);
+	CHECK_EQ(percs_atomic_and32(v.a->w, &r3, 0, 1), 0);
+	CHECK_EQ(A.descs, d + 4);
+	CHECK_EQ(a_last()->e.width, 4);
+	CHECK_EQ(a_last()->h.dst.window, 2);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(A.descs, d + 5);
+	CHECK_EQ(a_last()->h.dst.window, 3);
+	CHECK_EQ(m[0], 3);
+
+	/* A fetching, blocking or CSWAP operation sends what is packed first. */
+	d = A.descs;
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 0, 1), 0);
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, &old), 0);
+	CHECK_EQ(old, 4);
+	CHECK_EQ(A.descs, d + 2);
+	CHECK_EQ(A.log[d].e.count, 1);
+	CHECK_EQ(a_last()->e.flags, PERCS_ATOMIC_F_FETCH);
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 0, 1), 0);
+	CHECK_EQ(percs_amo(v.a->w, &v.r, 0, PERCS_ATOMIC_ADD, 8, 1, 0, NULL,
+			   PERCS_AMO_F_BLOCK), 0);
+	CHECK_EQ(A.descs, d + 4);
+	CHECK_EQ(a_last()->e.flags, 0);
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 0, 1), 0);
+	CHECK_EQ(percs_amo(v.a->w, &v.r, 0, PERCS_ATOMIC_CSWAP, 8, 0, 0, NULL,
+			   0), 0);
+	CHECK_EQ(A.descs, d + 6);
+	CHECK_EQ(a_last()->e.op, PERCS_ATOMIC_CSWAP);
+	CHECK_EQ(a_last()->e.flags, 0);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(m[0], 8);
+
+	/* PACK_OFF: one packet per operation, sent at once. */
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 8, 1), 0);
+	d = A.descs;
+	CHECK_EQ(percs_atomic_set_packing(v.a->w, PERCS_PACK_OFF), 0);
+	CHECK_EQ(A.descs, d + 1);
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 8, 1), 0);
+		CHECK_EQ(A.descs, d + 2 + i);
+		CHECK_EQ(a_last()->e.count, 1);
+	}
+	CHECK_EQ(m[1], 2 + 5);
+	CHECK_EQ(percs_atomic_set_packing(v.a->w, 2), -EINVAL);
+	CHECK_EQ(percs_atomic_set_packing(NULL, PERCS_PACK_AUTO), -EINVAL);
+	CHECK_EQ(percs_atomic_set_packing(v.a->w, PERCS_PACK_AUTO), 0);
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 8, 1), 0);
+	CHECK_EQ(A.descs, d + 5);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(A.descs, d + 6);
+	CHECK_EQ(H.violations, 0);
+	fwin_free(c);
+	free(mem2);
+	aenv_fini(&v);
+}
+
+/*
+ * Fetching operations of every width and op against the reference, at
+ * random aligned offsets: the memory around the operand is untouched, the
+ * fetched value is exactly @width bytes (the rest of the caller's buffer
+ * too), signed values wrap as two's complement.
+ */
+static void test_amo_fetch_widths(void)
+{
+	static const unsigned int widths[] = { 1, 2, 4, 8 };
+	uint8_t shadow[64], buf[8];
+	uint64_t seed = 12345, got;
+	uint16_t o16 = 0;
+	uint8_t o8 = 0;
+	int16_t s16;
+	struct aenv v;
+
+	aenv_init(&v, 0);
+	for (int i = 0; i < 64; i++)
+		v.mem[i] = shadow[i] = (uint8_t)(i * 37 + 11);
+	for (int k = 0; k < 2000; k++) {
+		unsigned int width = widths[rnd64(&seed) % 4];
+		unsigned int op = (unsigned int)(rnd64(&seed) % 4);
+		uint64_t off = rnd64(&seed) % (64 / width) * width;
+		uint64_t val = rnd64(&seed) & a_mask(width), old;
+		bool nbi = k % 3 == 0;
+
+		old = a_load(shadow + off, width);
+		a_store(shadow + off, width, a_apply(op, width, old, val, 0));
+		memset(buf, 0xee, sizeof(buf));
+		CHECK_EQ(percs_amo(v.a->w, &v.r, off, op, width, val, 0, buf,
+				   nbi ? 0 : PERCS_AMO_F_BLOCK), 0);
+		if (nbi)
+			CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+		got = a_load(buf, width);
+		if (got != old || memcmp(v.mem, shadow, 64))
+			CHECK_EQ(got, old);
+		for (unsigned int j = width; j < 8; j++)
+			if (buf[j] != 0xee)
+				CHECK_EQ(buf[j], 0xee);
+		if (memcmp(v.mem, shadow, 64)) {
+			CHECK(!"memory differs from the reference");
+			break;
+		}
+	}
+	/* Wraparound and signed operands through the typed wrappers. */
+	v.mem[100] = 0xff;
+	CHECK_EQ(percs_atomic_fetch_add8(v.a->w, &v.r, 100, 1, &o8), 0);
+	CHECK_EQ(o8, 0xff);
+	CHECK_EQ(v.mem[100], 0);
+	CHECK_EQ(v.mem[99] | v.mem[101], 0);
+	memcpy(v.mem + 102, &(int16_t){ 1 }, 2);
+	CHECK_EQ(percs_atomic_fetch_add16(v.a->w, &v.r, 102, (uint16_t)-3,
+					  &o16), 0);
+	CHECK_EQ(o16, 1);
+	memcpy(&s16, v.mem + 102, 2);
+	CHECK_EQ(s16, -2);
+	CHECK_EQ(percs_atomic_fetch16(v.a->w, &v.r, 102, &o16), 0);
+	CHECK_EQ((int16_t)o16, -2);
+	CHECK_EQ(H.violations, 0);
+	aenv_fini(&v);
+}
+
+/* _nbi values are stored when the completion is taken, not before. */
+static void test_amo_nbi_values(void)
+{
+	uint32_t o32 = 0xaaaaaaaa;
+	uint64_t o64 = 1;
+	struct aenv v;
+
+	aenv_init(&v, 0);
+	memcpy(v.mem + 8, &(uint32_t){ 10 }, 4);
+	A.hold = true;
+	CHECK_EQ(percs_atomic_fetch_add32_nbi(v.a->w, &v.r, 8, 5, &o32), 0);
+	CHECK_EQ(percs_atomic_fetch_or64_nbi(v.a->w, &v.r, 16, 3, &o64), 0);
+	CHECK_EQ(A.nheld, 2);
+	CHECK_EQ(o32, 0xaaaaaaaa);
+	a_release(A.nheld);
+	CHECK_EQ(o32, 0xaaaaaaaa);	/* in the CQ, not taken yet */
+	A.hold = false;
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(o32, 10);
+	CHECK_EQ(o64, 0);
+	CHECK_EQ(v.a->w->amo.outstanding, 0);
+	aenv_fini(&v);
+}
+
+/* Compare-and-swap: success, failure, narrow widths; swap built on it. */
+static void test_amo_cswap(void)
+{
+	uint64_t *m, old = 0;
+	uint8_t o8 = 0;
+	uint32_t o32 = 0;
+	unsigned int d;
+	struct aenv v;
+
+	aenv_init(&v, 0);
+	m = (uint64_t *)v.mem;
+	m[0] = 5;
+	CHECK_EQ(percs_atomic_compare_swap64(v.a->w, &v.r, 0, 5, 9, &old), 0);
+	CHECK_EQ(old, 5);
+	CHECK_EQ(m[0], 9);
+	CHECK_EQ(a_last()->e.op, PERCS_ATOMIC_CSWAP);
+	CHECK_EQ(a_last()->h.length, PERCS_ATOMIC_LEN(1) + 8);
+	CHECK_EQ(a_last()->compare, 5);
+	CHECK_EQ(a_last()->ops[0].operand, 9);
+	CHECK_EQ(percs_atomic_compare_swap64(v.a->w, &v.r, 0, 5, 1, &old), 0);
+	CHECK_EQ(old, 9);
+	CHECK_EQ(m[0], 9);
+	/* One byte of a word: its neighbours stay. */
+	m[1] = 0x1122334455667788ULL;
+	CHECK_EQ(percs_atomic_compare_swap8(v.a->w, &v.r, 11, 0x55, 0xee,
+					    &o8), 0);
+	CHECK_EQ(o8, 0x55);
+	CHECK_EQ(m[1], 0x11223344ee667788ULL);
+	CHECK_EQ(percs_atomic_compare_swap32_nbi(v.a->w, &v.r, 12, 0x11223344,
+						 7, &o32), 0);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(o32, 0x11223344);
+	CHECK_EQ(m[1], 0x00000007ee667788ULL);
+
+	/* Swap: one CSWAP when the old value is 0, two otherwise. */
+	m[2] = 0;
+	d = A.descs;
+	CHECK_EQ(percs_atomic_swap64(v.a->w, &v.r, 16, 42, &old), 0);
+	CHECK_EQ(A.descs, d + 1);
+	CHECK_EQ(old, 0);
+	CHECK_EQ(m[2], 42);
+	CHECK_EQ(percs_atomic_swap64(v.a->w, &v.r, 16, 43, &old), 0);
+	CHECK_EQ(A.descs, d + 3);
+	CHECK_EQ(old, 42);
+	CHECK_EQ(m[2], 43);
+	/* Another writer between the CSWAPs: it retries with what it saw. */
+	A.meddle = 2;
+	CHECK_EQ(percs_atomic_swap32(v.a->w, &v.r, 16, 100, &o32), 0);
+	CHECK_EQ(A.descs, d + 6);
+	CHECK_EQ(o32, 45);
+	CHECK_EQ((uint32_t)m[2], 100);
+	CHECK_EQ(percs_atomic_set8(v.a->w, &v.r, 24, 0x80), 0);
+	CHECK_EQ(percs_atomic_fetch8(v.a->w, &v.r, 24, &o8), 0);
+	CHECK_EQ(o8, 0x80);
+	CHECK_EQ(percs_atomic_swap16(v.a->w, &v.r, 17, 1, NULL), -EFAULT);
+	CHECK_EQ(H.violations, 0);
+	aenv_fini(&v);
+}
+
+/* quiet: the first error since the last quiet; blocking calls their own. */
+static void test_amo_quiet_errors(void)
+{
+	struct percs_rmr noright, nohandle;
+	uint64_t old = 0x5a5a;
+	uint64_t *m;
+	struct aenv v;
+
+	aenv_init(&v, 0);
+	m = (uint64_t *)v.mem;
+	noright = v.r;
+	noright.handle = ftmr_add(2, v.mem, 4096, PERCS_ACCESS_REMOTE_READ, 0);
+	nohandle = v.r;
+	nohandle.handle = 0xbad;
+
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 0, 1), 0);
+	CHECK_EQ(percs_atomic_add64(v.a->w, &noright, 0, 1), 0);
+	CHECK_EQ(percs_atomic_add64(v.a->w, &nohandle, 0, 1), 0);
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 0, 1), 0);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), -EPERM);
+	CHECK_EQ(m[0], 2);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(percs_atomic_fetch_add64_nbi(v.a->w, &nohandle, 0, 1, &old), 0);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), -ENOENT);
+	CHECK_EQ(old, 0x5a5a);
+
+	/* A blocking call returns its own status and leaves quiet's alone. */
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &noright, 0, 1, &old), -EPERM);
+	CHECK_EQ(old, 0x5a5a);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	A.force_res = -ETIMEDOUT;
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, &old), -ETIMEDOUT);
+	CHECK_EQ(percs_atomic_compare_swap64(v.a->w, &v.r, 0, 2, 3, &old),
+		 -ETIMEDOUT);
+	CHECK_EQ(percs_atomic_swap64(v.a->w, &v.r, 0, 3, &old), -ETIMEDOUT);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(percs_atomic_xor64(v.a->w, &v.r, 0, 1), 0);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), -ETIMEDOUT);
+	A.force_res = 0;
+	CHECK_EQ(m[0], 2);
+	CHECK_EQ(old, 0x5a5a);
+	CHECK_EQ(v.a->w->amo.outstanding, 0);
+	CHECK_EQ(percs_atomic_quiet(NULL), -EINVAL);
+	CHECK_EQ(H.violations, 0);
+	aenv_fini(&v);
+}
+
+/* Bad arguments: refused before anything is sent or packed. */
+static void test_amo_arg_errors(void)
+{
+	struct percs_rmr r;
+	uint64_t old, tail;
+	unsigned int d;
+	struct aenv v;
+
+	aenv_init(&v, 0);
+	/* One operation waits packed: a refused call must not send it. */
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 0, 1), 0);
+	tail = v.a->w->sq.tail;
+	d = A.descs;
+#define AMO(...) percs_amo(v.a->w, __VA_ARGS__)
+	CHECK_EQ(AMO(&v.r, 4096, PERCS_ATOMIC_ADD, 8, 1, 0, NULL, 0), -ERANGE);
+	CHECK_EQ(AMO(&v.r, 4092, PERCS_ATOMIC_ADD, 8, 1, 0, NULL, 0), -ERANGE);
+	CHECK_EQ(AMO(&v.r, 4095, PERCS_ATOMIC_ADD, 2, 1, 0, &old, 0), -ERANGE);
+	CHECK_EQ(AMO(&v.r, UINT64_MAX - 3, PERCS_ATOMIC_ADD, 8, 1, 0, NULL, 0),
+		 -ERANGE);
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 8192, 1, &old), -ERANGE);
+	CHECK_EQ(AMO(&v.r, 4, PERCS_ATOMIC_ADD, 8, 1, 0, NULL, 0), -EFAULT);
+	CHECK_EQ(AMO(&v.r, 1, PERCS_ATOMIC_OR, 2, 1, 0, &old,
+		     PERCS_AMO_F_BLOCK), -EFAULT);
+	CHECK_EQ(percs_atomic_compare_swap32(v.a->w, &v.r, 6, 0, 1, NULL),
+		 -EFAULT);
+	r = v.r;		/* a registration starting at an odd address */
+	r.base += 1;
+	r.length -= 1;
+	CHECK_EQ(AMO(&r, 0, PERCS_ATOMIC_ADD, 2, 1, 0, NULL, 0), -EFAULT);
+	CHECK_EQ(AMO(&v.r, 0, PERCS_ATOMIC_ADD, 1, 0x100, 0, NULL, 0), -EINVAL);
+	CHECK_EQ(AMO(&v.r, 0, PERCS_ATOMIC_ADD, 4, 1ULL << 32, 0, NULL, 0),
+		 -EINVAL);
+	CHECK_EQ(AMO(&v.r, 0, PERCS_ATOMIC_CSWAP, 2, 1, 0x10000, &old, 0),
+		 -EINVAL);
+	CHECK_EQ(AMO(&v.r, 0, PERCS_ATOMIC_ADD, 3, 1, 0, NULL, 0), -EINVAL);
+	CHECK_EQ(AMO(&v.r, 0, PERCS_ATOMIC_ADD, 0, 1, 0, NULL, 0), -EINVAL);
+	CHECK_EQ(AMO(&v.r, 0, PERCS_ATOMIC_ADD, 16, 1, 0, NULL, 0), -EINVAL);
+	CHECK_EQ(AMO(&v.r, 0, PERCS_ATOMIC_OP_MAX + 1, 8, 1, 0, NULL, 0),
+		 -EINVAL);
+	CHECK_EQ(AMO(&v.r, 0, PERCS_ATOMIC_ADD, 8, 1, 0, NULL, 2), -EINVAL);
+	CHECK_EQ(AMO(NULL, 0, PERCS_ATOMIC_ADD, 8, 1, 0, NULL, 0), -EINVAL);
+	r = v.r;
+	r.reserved = 1;
+	CHECK_EQ(AMO(&r, 0, PERCS_ATOMIC_ADD, 8, 1, 0, NULL, 0), -EINVAL);
+	CHECK_EQ(percs_amo(NULL, &v.r, 0, PERCS_ATOMIC_ADD, 8, 1, 0, NULL, 0),
+		 -EINVAL);
+	CHECK_EQ(percs_amo_swap(v.a->w, &v.r, 0, 4, 1ULL << 32, NULL), -EINVAL);
+#undef AMO
+	CHECK_EQ(v.a->w->sq.tail, tail);
+	CHECK_EQ(A.descs, d);
+	CHECK_EQ(v.a->w->amo.pend.count, 1);
+	/* The last operand of the registration is fine. */
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 4088, 1, &old), 0);
+	CHECK_EQ(A.descs, d + 2);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(H.violations, 0);
+	aenv_fini(&v);
+}
+
+static bool cqe_is_lib(const struct percs_cqe *c)
+{
+	return (uint32_t)(c->user_data >> 32) == PERCS_AMO_USER_DATA_TAG;
+}
+
+/*
+ * The CQ is shared: the library's entries never reach percs_cq_poll(),
+ * others met while it waits come back later, in order, with those still
+ * in the ring after them.
+ */
+static void test_amo_cq_stash(void)
+{
+	struct percs_addr nowhere = { .window = 9 };
+	struct percs_cqe c[8];
+	uint64_t old = 0, nbi = 0, want = 0;
+	uint8_t buf[8] = { 0 }, local[8];
+	struct percs_atomic_wr wr;
+	struct aenv v;
+	int n;
+
+	aenv_init(&v, 0);
+	CHECK_EQ(percs_send(v.a->w, &nowhere, buf, 8, 101, 0), 0);
+	CHECK_EQ(percs_rdma_write(v.a->w, &nowhere, 1, 2, 3, local, 8, 0, 102),
+		 0);
+	wr = (struct percs_atomic_wr){
+		.op = PERCS_ATOMIC_ADD, .width = 8, .count = 1,
+		.dst = v.r.win, .handle = v.r.handle, .user_data = 103,
+		.ops = { { v.r.base, 1 } },
+	};
+	CHECK_EQ(percs_atomic_post(v.a->w, &wr), 0);
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, &old), 0);
+	CHECK_EQ(old, 1);
+	CHECK_EQ(v.a->w->cq.stash_count, 3);
+	CHECK_EQ(v.a->db->cq_head, 4);		/* all four taken from the ring */
+	CHECK_EQ(percs_send(v.a->w, &nowhere, buf, 8, 104, 0), 0);
+	CHECK_EQ(percs_atomic_fetch_add64_nbi(v.a->w, &v.r, 0, 1, &nbi), 0);
+	CHECK_EQ(percs_send(v.a->w, &nowhere, buf, 8, 105, 0), 0);
+	CHECK_EQ(percs_wait(v.a->w, 0), 1);
+	CHECK_EQ(percs_cq_poll(v.a->w, c, 2), 2);
+	CHECK_EQ(c[0].user_data, 101);
+	CHECK_EQ(c[0].kind, PERCS_PKT_FIFO);
+	CHECK_EQ(c[0].res, -ECONNREFUSED);
+	CHECK_EQ(c[1].user_data, 102);
+	CHECK_EQ(c[1].kind, PERCS_PKT_RDMA);
+	CHECK_EQ(percs_cq_poll(v.a->w, c, 8), 3);
+	CHECK_EQ(c[0].user_data, 103);
+	CHECK_EQ(c[0].kind, PERCS_PKT_ATOMIC);
+	CHECK_EQ(c[0].res, 0);
+	CHECK_EQ(c[1].user_data, 104);
+	CHECK_EQ(c[2].user_data, 105);
+	/* The library's entry between them was taken: value stored. */
+	CHECK_EQ(nbi, 2);
+	CHECK_EQ(v.a->w->amo.outstanding, 0);
+	CHECK_EQ(percs_cq_poll(v.a->w, c, 8), 0);
+	CHECK_EQ(v.a->w->cq.stash_count, 0);
+
+	/* Many rounds, ring wrapping, odd batches: each entry once, in order. */
+	for (unsigned int i = 0; i < 1500; i++) {
+		CHECK_EQ(percs_send(v.a->w, &nowhere, buf, 0, 1000 + i, 0), 0);
+		if (i % 3 == 0)
+			CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1,
+							  &old), 0);
+		if (i % 4 == 0)
+			CHECK_EQ(percs_atomic_fetch_add64_nbi(v.a->w, &v.r, 8,
+							      1, &nbi), 0);
+		if (i % 7 == 6 || i == 1499) {
+			while ((n = percs_cq_poll(v.a->w, c, 3)) > 0) {
+				for (int j = 0; j < n; j++, want++) {
+					CHECK(!cqe_is_lib(&c[j]));
+					CHECK_EQ(c[j].user_data, 1000 + want);
+				}
+			}
+		}
+	}
+	CHECK_EQ(want, 1500);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(((uint64_t *)v.mem)[0], 3 + 500);
+	CHECK_EQ(((uint64_t *)v.mem)[1], 375);
+	CHECK_EQ(v.a->st->cq_overflows, 0);
+	CHECK_EQ(H.violations, 0);
+	aenv_fini(&v);
+}
+
+/*
+ * Completions held back: the library keeps exactly 64 descriptors in
+ * flight, never more, and every fetched value arrives once.
+ */
+static void test_amo_outstanding_limit(void)
+{
+	static uint64_t vals[300];
+	static bool seen[300];
+	struct aenv v;
+
+	aenv_init(&v, 0);
+	A.hold = true;
+	A.release = 1;
+	CHECK_EQ(percs_atomic_set_packing(v.a->w, PERCS_PACK_OFF), 0);
+	for (int i = 0; i < 300; i++) {
+		CHECK_EQ(percs_atomic_fetch_add64_nbi(v.a->w, &v.r, 0, 1,
+						      &vals[i]), 0);
+		CHECK(v.a->w->amo.outstanding <= LP_AMO_SLOTS);
+	}
+	CHECK_EQ(A.max_inflight, LP_AMO_SLOTS);
+	A.release = 0;
+	A.release_after = 3;
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(((uint64_t *)v.mem)[0], 300);
+	for (int i = 0; i < 300; i++) {
+		if (vals[i] >= 300 || seen[vals[i]])
+			CHECK(!"fetched value out of range or twice");
+		else
+			seen[vals[i]] = true;
+	}
+	/* Packed non-fetching ones: descriptors in flight, same bound. */
+	CHECK_EQ(percs_atomic_set_packing(v.a->w, PERCS_PACK_AUTO), 0);
+	A.max_inflight = 0;
+	A.release_after = 0;
+	A.release = 1;
+	for (int i = 0; i < 1200; i++)
+		CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 8, 1), 0);
+	CHECK_EQ(A.max_inflight, LP_AMO_SLOTS);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(((uint64_t *)v.mem)[1], 1200);
+	CHECK_EQ(v.a->st->cq_overflows, 0);
+	CHECK_EQ(H.violations, 0);
+	aenv_fini(&v);
+}
+
+/*
+ * The result area: registered with LOCAL_WRITE on the first fetch only,
+ * one slot per descriptor in flight, deregistered at release; failures
+ * to set it up send nothing.
+ */
+static void test_amo_result_area(void)
+{
+	uint64_t o[3], addr[3];
+	uint32_t handle;
+	unsigned int d;
+	struct aenv v;
+	int calls;
+
+	aenv_init(&v, 0);
+	calls = R.mr_calls;
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 0, 1), 0);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(R.mr_calls, calls);
+	A.hold = true;
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ(percs_atomic_fetch_add64_nbi(v.a->w, &v.r, 0, 1,
+						      &o[i]), 0);
+		addr[i] = a_last()->e.result_addr;
+	}
+	CHECK_EQ(R.mr_calls, calls + 1);
+	CHECK_EQ(R.mr_seen.access, PERCS_ACCESS_LOCAL_WRITE);
+	CHECK_EQ(R.mr_seen.length, LP_AMO_SLOTS * 8);
+	handle = a_last()->e.result_handle;
+	CHECK(handle != 0);
+	CHECK_EQ(R.mr_live[handle & 0xffff], handle);
+	CHECK(addr[0] != addr[1] && addr[1] != addr[2] && addr[0] != addr[2]);
+	for (int i = 0; i < 3; i++)
+		CHECK(addr[i] >= R.mr_seen.addr &&
+		      addr[i] + 8 <= R.mr_seen.addr + R.mr_seen.length);
+	A.hold = false;
+	a_release(A.nheld);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK(o[0] == 1 && o[1] == 2 && o[2] == 3);
+	fwin_free(v.a);
+	CHECK_EQ(R.dereg_seen.handle, handle);
+	CHECK_EQ(R.mr_live[handle & 0xffff], 0);
+	fwin_free(v.b);
+	free(v.mem);
+
+	/* Registration or mapping fails: the error, nothing sent. */
+	aenv_init(&v, 0);
+	d = A.descs;
+	R.mr_errno = ENOMEM;
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, o), -ENOMEM);
+	R.mr_errno = EFAULT;
+	CHECK_EQ(percs_atomic_fetch_add64_nbi(v.a->w, &v.r, 0, 1, o), -EFAULT);
+	R.mr_errno = 0;
+	R.mmap_fail_nth = R.mmap_calls + 1;
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, o), -ENOMEM);
+	CHECK_EQ(A.descs, d);
+	CHECK_EQ(v.a->w->amo.outstanding, 0);
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, o), 0);
+	CHECK_EQ(o[0], 0);
+	CHECK_EQ(v.mem[0], 1);
+	CHECK_EQ(H.violations, 0);
+	aenv_fini(&v);
+}
+
+/*
+ * Blocking waits kick the engine (kick mode) until the completion comes:
+ * here the fake answers only every fifth kick, as after retransmissions.
+ */
+static void test_amo_wait_kicks(void)
+{
+	unsigned int kicks, nkicks;
+	uint64_t old = 0;
+	struct aenv v;
+
+	aenv_init(&v, 0);
+	A.hold = true;
+	A.release_after = 5;
+	A.kicks = 1;
+	kicks = v.a->kicks[0];
+	nkicks = v.a->nkicks;
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 7, &old), 0);
+	CHECK_EQ(old, 0);
+	CHECK(v.a->kicks[0] - kicks >= 4);
+	CHECK_EQ(v.a->kicks[0] - kicks, v.a->nkicks - nkicks);
+	CHECK_EQ(A.nheld, 0);
+	CHECK_EQ(((uint64_t *)v.mem)[0], 7);
+	/*
+	 * A failing kick ends the wait with its error; the operation stays
+	 * in flight and its late value is not stored (the caller had an
+	 * error).
+	 */
+	A.release_after = 0;
+	A.kick_err = -EIO;
+	A.kick_err_after = A.kicks + 1;		/* the trigger's kick works */
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, &old), -EIO);
+	CHECK_EQ(v.a->w->amo.outstanding, 1);
+	A.kick_err = 0;
+	A.hold = false;
+	a_release(A.nheld);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(v.a->w->amo.outstanding, 0);
+	CHECK_EQ(old, 0);
+	CHECK_EQ(((uint64_t *)v.mem)[0], 8);
+	CHECK_EQ(H.violations, 0);
+	aenv_fini(&v);
+}
+
+/*
+ * A CQ that overflowed lost a completion of the library's: the wait gives
+ * up after lost_ms with -EOVERFLOW instead of hanging, keeps every other
+ * entry, and a late entry of the lost slot is ignored.
+ */
+static void test_amo_cq_overflow_lost(void)
+{
+	struct percs_addr nowhere = { .window = 9 };
+	uint64_t nbi = 0x77, old = 0x77;
+	struct percs_cqe c[16], late;
+	uint8_t buf[8] = { 0 };
+	unsigned int got = 0;
+	struct aenv v;
+	int n;
+
+	aenv_init(&v, 0);
+	v.a->w->amo.lost_ms = 20;
+	for (int i = 0; i < PERCS_CQ_ENTRIES; i++)
+		CHECK_EQ(percs_send(v.a->w, &nowhere, buf, 0, i, 0), 0);
+	CHECK_EQ(percs_atomic_fetch_add64_nbi(v.a->w, &v.r, 0, 1, &nbi), 0);
+	CHECK_EQ(v.a->st->cq_overflows, 1);
+	late = (struct percs_cqe){
+		.user_data = a_last()->e.user_data, .kind = PERCS_PKT_ATOMIC,
+	};
+	CHECK_EQ(percs_atomic_quiet(v.a->w), -EOVERFLOW);
+	CHECK_EQ(nbi, 0x77);
+	CHECK_EQ(v.a->w->amo.outstanding, 0);
+	for (int i = 0; i < PERCS_CQ_ENTRIES; i++)
+		CHECK_EQ(percs_send(v.a->w, &nowhere, buf, 0, 1000 + i, 0), 0);
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, &old),
+		 -EOVERFLOW);
+	CHECK_EQ(old, 0x77);
+	/* The late entry of the first: no value stored, nothing freed. */
+	post_raw_cqe(v.a, &late);
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, &old), 0);
+	CHECK_EQ(old, 2);
+	CHECK_EQ(nbi, 0x77);
+	while ((n = percs_cq_poll(v.a->w, c, 16)) > 0)
+		for (int j = 0; j < n; j++, got++)
+			CHECK_EQ(c[j].user_data, got < PERCS_CQ_ENTRIES ? got :
+				 1000 + got - PERCS_CQ_ENTRIES);
+	CHECK_EQ(got, 2 * PERCS_CQ_ENTRIES);
+	CHECK_EQ(v.a->w->amo.outstanding, 0);
+	aenv_fini(&v);
+}
+
+/* Poll mode: fetch-adds through the polling engine thread. */
+static void test_amo_threaded_poll_mode(void)
+{
+	struct aenv v;
+	pthread_t e;
+	uint64_t old, sum = 0, nbi[8];
+
+	aenv_init(&v, PERCS_WINDOW_F_POLL);
+	H.threaded = true;
+	sem_init(&H.wake, 0, 0);
+	REQUIRE(!pthread_create(&e, NULL, engine_thread, NULL));
+	for (unsigned int i = 0; i < 2000; i++) {
+		CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, &old), 0);
+		sum += old;
+		CHECK_EQ(percs_atomic_add32(v.a->w, &v.r, 8, 2), 0);
+		if (i % 100 == 0) {
+			for (int j = 0; j < 8; j++)
+				CHECK_EQ(percs_atomic_fetch_add64_nbi(
+					v.a->w, &v.r, 16, 1, &nbi[j]), 0);
+			CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+			for (int j = 1; j < 8; j++)
+				CHECK_EQ(nbi[j], nbi[j - 1] + 1);
+		}
+	}
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	__atomic_store_n(&engine_stop, true, __ATOMIC_RELEASE);
+	sem_post(&H.wake);
+	pthread_join(e, NULL);
+	CHECK_EQ(sum, 1999ULL * 2000 / 2);
+	CHECK_EQ(((uint64_t *)v.mem)[0], 2000);
+	CHECK_EQ(((uint32_t *)v.mem)[2], 4000);
+	CHECK_EQ(((uint64_t *)v.mem)[2], 160);
+	CHECK_EQ(lost_wakeups, 0);
+	CHECK_EQ(H.violations, 0);
+	printf("#   %u engine sleeps, %u initiator kicks\n", engine_sleeps,
+	       v.a->nkicks);
+	aenv_fini(&v);
+	sem_destroy(&H.wake);
+}
+
 /* ---- runner ----------------------------------------------------------------- */
 
 static const struct {
@@ -2598,7 +3821,7 @@ static const struct {
 	{ "doorbell: kick errors reach the caller", test_kick_error_propagates },
 	{ "cq: consumption, wrap, head published", test_cq },
 	{ "wait: ready rings answer without sleeping", test_wait_fast_path },
-	{ "strerror: texts for the send errors", test_strerror },
+	{ "strerror: texts for the send, RDMA and atomic errors", test_strerror },
 	{ "hfi: device path, ENOENT, plain file", test_hfi_open },
 	{ "window: layout checks", test_layout_checks },
 	{ "reserve: regions mapped with their protection, release undoes", test_reserve_maps_regions },
@@ -2611,6 +3834,20 @@ static const struct {
 	{ "clock: CLOCK_MONOTONIC fallback, errors, no page, other version", test_clock_fallback_and_args },
 	{ "clock: seqcount: rewrite mid-read retries, odd count waits, stuck gives -EAGAIN", test_clock_seqcount_retry },
 	{ "clock: threaded readers against a writer rewriting the page", test_clock_threaded_rewrites },
+	{ "atomic: descriptor encoding (lengths, comparand, packed line), refused fields, full FIFO", test_atomic_post_encoding },
+	{ "atomic: raw descriptors complete to the caller with its user_data", test_atomic_post_completions },
+	{ "amo: packing (4 adds one packet; handle/op/width/window/fetch/block/CSWAP flush; PACK_OFF)", test_amo_packing },
+	{ "amo: fetched values per width and op against a reference, neighbours untouched", test_amo_fetch_widths },
+	{ "amo: _nbi values stored when the completion is taken", test_amo_nbi_values },
+	{ "amo: compare-and-swap success/failure, swap retries, set/fetch", test_amo_cswap },
+	{ "amo: quiet returns the first error since the last, blocking calls their own", test_amo_quiet_errors },
+	{ "amo: -ERANGE, -EFAULT, -EINVAL with nothing sent or flushed", test_amo_arg_errors },
+	{ "amo: shared CQ: library entries hidden, others kept in order", test_amo_cq_stash },
+	{ "amo: at most 64 descriptors in flight, reached, every value once", test_amo_outstanding_limit },
+	{ "amo: result area registered on first fetch, deregistered at release, failures send nothing", test_amo_result_area },
+	{ "amo: blocking waits kick until the completion comes; kick errors end them", test_amo_wait_kicks },
+	{ "amo: CQ overflow: -EOVERFLOW after lost_ms, no hang, late entry ignored", test_amo_cq_overflow_lost },
+	{ "amo: threaded: fetch-adds and quiet through a polling engine", test_amo_threaded_poll_mode },
 };
 
 #define NTESTS ((int)(sizeof(tests) / sizeof(tests[0])))
