@@ -1121,6 +1121,7 @@ TEST_F_TIMEOUT(atomic, fetch_add_8_hubs_faults, 300)
 #define LOCKERS		5
 
 struct lock_shared {
+	unsigned int ready;	/* start together: contention, even short runs */
 	unsigned int inside;
 	unsigned int violations;
 	unsigned long spins;
@@ -1166,6 +1167,9 @@ static int lock_child(int idx, void *arg)
 
 	if (side_open(&me, (idx + 1) % NR_HUBS, idx & 1, c->key, RIGHTS))
 		return 1;
+	__atomic_add_fetch(&c->sh->ready, 1, __ATOMIC_RELEASE);
+	if (!wait_flag(&c->sh->ready, LOCKERS, PT_TIMEOUT_MS))
+		ret = -ETIMEDOUT;
 	for (unsigned int i = 0; !ret && i < c->n; i++) {
 		uint64_t old = 1, v;
 
@@ -1231,7 +1235,7 @@ TEST_F_TIMEOUT(atomic, cas_spinlock_with_faults, 240)
 	struct pt_atomic_stats s0, s1, d;
 
 	ASSERT_EQ(0, pt_read_atomic_stats(&s0));
-	faults_on(_metadata, 20000);
+	faults_on(_metadata, 50000);
 	spinlock_counter(_metadata, &self->t, self->key, pt_scale(200));
 	faults_off();
 	EXPECT_EQ(0, outstanding_drain(PT_TIMEOUT_MS));
