@@ -175,7 +175,8 @@ struct lp_amo_slot {
  * @pend: the packed descriptor being filled (@pend.count operations, 0:
  *	none); sent when full or when anything else comes
  * @lost_ms: how long a wait goes on after the CQ overflowed before it
- *	declares the operations sent before the overflow lost (-EOVERFLOW)
+ *	declares the operations sent before the overflow lost (-EOVERFLOW);
+ *	0 is 5 s, longer than the kernel's retransmissions (about 2 s)
  */
 struct lp_amo {
 	struct lp_amo_slot slot[LP_AMO_SLOTS];

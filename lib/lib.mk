@@ -8,7 +8,7 @@
 #   make lib-unit-tests   $(BUILD)/results/lib.{tap,expected}
 #   make install          PREFIX=/usr/local DESTDIR=
 
-LIBPERCS_VERSION := 1.1.0
+LIBPERCS_VERSION := 1.3.0
 LIBPERCS_SONAME := libpercs.so.1
 
 LIB_OUT := $(BUILD)/lib

@@ -4,7 +4,8 @@
  *
  * Every function returns 0 (or a count) on success and a negative errno on
  * failure; -EAGAIN means "busy, try again" (ICSWX's rejected condition, a
- * full send FIFO).  No function blocks unless its name says wait.
+ * full send FIFO).  No function blocks unless its name says wait, except
+ * the blocking atomics (fetching, swap and quiet; see "Remote atomics").
  * Thread safety: a window is driven by one thread at a time (as a hardware
  * window is); different windows are independent.
  */
