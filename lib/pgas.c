@@ -10,6 +10,7 @@
  * packed descriptor, or until anything else comes.  Completions are taken
  * wherever the CQ is read (cq.c): in our waits, and in percs_cq_poll().
  */
+#define _GNU_SOURCE	/* ppoll() */
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -19,7 +20,13 @@
 #include "internal.h"
 
 #define LP_AMO_SPINS	2000	/* CQ checks in a wait before sleeping */
-#define LP_AMO_SLEEP_MS	1	/* poll(2) this long, then kick again */
+/*
+ * Then sleep in ppoll(2) and kick again: first 50 us, doubling to 1 ms
+ * while nothing comes - the kernel's resend timeout (50 us doubling to
+ * 2 ms), so that in kick mode our kicks run the resends about when due.
+ */
+#define LP_AMO_SLEEP_MIN_US	50
+#define LP_AMO_SLEEP_MAX_US	1000
 #define LP_AMO_TRIES	64	/* full send FIFO: retries without progress */
 #define LP_AMO_LOST_MS	5000	/* default of struct lp_amo.lost_ms */
 
@@ -223,10 +230,11 @@ static void amo_check_lost(struct percs_window *w, int64_t *since)
 	*since = -1;
 }
 
-/* Sleep until something arrives (or a millisecond), as percs_wait(). */
-static int amo_sleep(struct percs_window *w)
+/* Sleep until something arrives or @us pass, as percs_wait(). */
+static int amo_sleep(struct percs_window *w, unsigned int us)
 {
 	struct pollfd p = { .fd = w->fd, .events = POLLIN };
+	struct timespec ts = { .tv_nsec = (long)us * 1000 };
 	int n;
 
 	/* POLLIN stays up while consumed packets are not credited. */
@@ -235,7 +243,7 @@ static int amo_sleep(struct percs_window *w)
 		if (n < 0)
 			return n;
 	}
-	n = poll(&p, 1, LP_AMO_SLEEP_MS);
+	n = ppoll(&p, 1, &ts, NULL);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	if (n && (p.revents & POLLNVAL))
@@ -252,11 +260,12 @@ static int amo_sleep(struct percs_window *w)
  * Take completions until @u holds.  Kick mode: each round rings the
  * doorbell, which runs the engine and its retransmissions; poll mode:
  * wakes the polling engine if it sleeps.  Then spin on the CQ a little,
- * then sleep in poll(2) for a millisecond.  The kernel answers every
- * descriptor (-ETIMEDOUT at worst), so this ends.
+ * then sleep in ppoll(2), longer each time nothing came.  The kernel
+ * answers every descriptor (-ETIMEDOUT at worst), so this ends.
  */
 static int amo_wait(struct percs_window *w, enum amo_until u, unsigned int i)
 {
+	unsigned int us = LP_AMO_SLEEP_MIN_US;
 	int64_t since = -1;
 	int ret;
 
@@ -273,14 +282,18 @@ static int amo_wait(struct percs_window *w, enum amo_until u, unsigned int i)
 		for (unsigned int n = 0;
 		     n < LP_AMO_SPINS && !lp_cq_ring_pending(w); n++)
 			cpu_relax();
-		if (lp_cq_ring_pending(w))
+		if (lp_cq_ring_pending(w)) {
+			us = LP_AMO_SLEEP_MIN_US;
 			continue;
+		}
 		amo_check_lost(w, &since);
 		if (amo_reached(&w->amo, u, i))
 			return 0;
-		ret = amo_sleep(w);
+		ret = amo_sleep(w, us);
 		if (ret)
 			return ret;
+		if (us < LP_AMO_SLEEP_MAX_US)
+			us *= 2;
 	}
 }
 
