@@ -67,8 +67,10 @@ int fm_atomic_parse(const struct percs_pkt_hdr *h, const void *payload,
 	len = PERCS_ATOMIC_LEN(e->count) + (cswap ? sizeof(u64) : 0);
 	if (h->length != len)
 		return -EINVAL;
-	memcpy(d->ops, (const u8 *)payload + sizeof(*e),
-	       e->count * sizeof(d->ops[0]));
+	/* One fixed-size copy per op: the compiler inlines it (no memcpy). */
+	for (i = 0; i < e->count; i++)
+		memcpy(&d->ops[i], (const u8 *)payload + sizeof(*e) +
+		       i * sizeof(d->ops[0]), sizeof(d->ops[0]));
 	d->compare = 0;
 	if (cswap)
 		memcpy(&d->compare, (const u8 *)payload + len - sizeof(u64),

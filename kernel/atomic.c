@@ -7,7 +7,8 @@
  * checked (fm_atomic_parse(), the result registration, the route, the
  * target window and its job key; an error completes it at once, nothing
  * sent) and becomes an operation in a slot of the window
- * (w->amo.slot[], at most %PERCS_ATOMIC_MAX_OPS).  It gets the next
+ * (w->amo.slot[], at most %PERCS_ATOMIC_MAX_OPS; a slot's memory is
+ * allocated once and reused).  It gets the next
  * sequence number of its channel - the initiator/target window pair,
  * w->amo.chans - whose unanswered numbers span at most
  * %PERCS_AMO_SEQ_WINDOW; a descriptor that finds no room waits in the
@@ -93,11 +94,18 @@ struct percs_amo_chan {
  * @base: every number below was answered and acknowledged
  * @applied: bit i set: @base + i was applied, its reply is stored
  * @reply: the replies, by sequence number modulo the window
+ * @back: the route of the replies to it, valid while @back_gen is the
+ *	topology's link-state generation
+ * @back_gen: see @back
+ * @back_valid: @back was computed
  */
 struct percs_amo_peer {
 	u64 inst;
 	u64 base;
 	u64 applied;
+	struct fm_route back;
+	u32 back_gen;
+	bool back_valid;
 	struct {
 		u64 value;
 		s32 status;
@@ -206,6 +214,7 @@ static struct percs_amo_peer *percs_amo_peer_get(struct percs_window *t,
 			return NULL;
 		}
 		p->inst = inst + 1;	/* reset below */
+		p->back_valid = false;
 	}
 	if (p->inst != inst) {
 		/* A new initiator window at this address: start afresh. */
@@ -216,12 +225,59 @@ static struct percs_amo_peer *percs_amo_peer_get(struct percs_window *t,
 	return p;
 }
 
-/* The target side of one request; fills @reply, false: send nothing. */
-static bool percs_amo_answer(struct percs_dev *pd, struct percs_window *t,
-			     const struct percs_dgram *dg,
-			     struct percs_amo_reply *reply)
+static u32 percs_amo_gid_hub(struct percs_dev *pd, u32 gid)
 {
-	const struct percs_amo_req *req = &dg->req;
+	return gid / pd->windows_per_hfi / PERCS_HFIS_PER_HUB;
+}
+
+/*
+ * Send @reply from window @t_gid back to @src_gid on the direct route; no
+ * route now: nothing is sent and the initiator tries again later.  For
+ * the replies no peer record carries a route for (errors, out of line:
+ * the route on the stack is zeroed at each call).
+ */
+static noinline void percs_amo_reply_uncached(struct percs_dev *pd,
+					      u32 t_gid, u32 src_gid,
+					      const struct percs_amo_reply *reply,
+					      struct percs_window *self)
+{
+	struct fm_route r;
+
+	if (percs_isr_route_hubs(pd, percs_amo_gid_hub(pd, t_gid),
+				 percs_amo_gid_hub(pd, src_gid), &r) < 0)
+		return;
+	percs_dgram_send(pd, PERCS_DGRAM_AMO_REPLY, t_gid, src_gid, reply,
+			 sizeof(*reply), &r, self);
+}
+
+/* The reply route of @p, computed again after a link changed state. */
+static bool percs_amo_peer_route(struct percs_dev *pd, struct percs_amo_peer *p,
+				 u32 t_gid, u32 src_gid)
+{
+	u32 gen = READ_ONCE(pd->topo.generation);
+
+	if (p->back_valid && p->back_gen == gen)
+		return true;
+	p->back_valid = percs_isr_route_hubs(pd, percs_amo_gid_hub(pd, t_gid),
+					     percs_amo_gid_hub(pd, src_gid),
+					     &p->back) >= 0;
+	p->back_gen = gen;
+	return p->back_valid;
+}
+
+/*
+ * The target side of one request, in @t.  The reply is sent under
+ * rx_lock, on the route the peer record keeps: delivering it takes only
+ * the initiator's amo.lock (never held around rx_lock) or holds it back.
+ */
+static void percs_amo_answer(struct percs_dev *pd, struct percs_window *t,
+			     u32 src_gid, u32 t_gid,
+			     const struct percs_amo_req *req,
+			     struct percs_window *self)
+{
+	struct percs_amo_reply reply = {
+		.seq = req->seq, .src_inst = req->src_inst, .slot = req->slot,
+	};
 	struct percs_amo_peer *p;
 	u64 bit, value = 0;
 	unsigned int i;
@@ -229,21 +285,22 @@ static bool percs_amo_answer(struct percs_dev *pd, struct percs_window *t,
 	spin_lock(&t->amo.rx_lock);
 	if (t->amo.rx_dead) {
 		spin_unlock(&t->amo.rx_lock);
-		reply->status = -ECONNREFUSED;
-		return true;
+		reply.status = -ECONNREFUSED;
+		percs_amo_reply_uncached(pd, t_gid, src_gid, &reply, self);
+		return;
 	}
-	p = percs_amo_peer_get(t, dg->src_gid, req->src_inst, req->low);
+	p = percs_amo_peer_get(t, src_gid, req->src_inst, req->low);
 	if (!p) {
 		/* No memory: as if lost; the initiator sends it again. */
 		spin_unlock(&t->amo.rx_lock);
-		return false;
+		return;
 	}
 	percs_amo_peer_advance(p, req->low);
 	if (req->seq < p->base || req->seq - p->base >= PERCS_AMO_SEQ_WINDOW) {
 		/* Answered and acknowledged long ago: a late copy. */
 		spin_unlock(&t->amo.rx_lock);
 		atomic64_inc(&pd->amo.stale);
-		return false;
+		return;
 	}
 	bit = BIT_ULL(req->seq - p->base);
 	i = req->seq % PERCS_AMO_SEQ_WINDOW;
@@ -254,65 +311,48 @@ static bool percs_amo_answer(struct percs_dev *pd, struct percs_window *t,
 		p->reply[i].value = value;
 		p->applied |= bit;
 	}
-	reply->status = p->reply[i].status;
-	reply->value = p->reply[i].value;
+	reply.status = p->reply[i].status;
+	reply.value = p->reply[i].value;
+	if (percs_amo_peer_route(pd, p, t_gid, src_gid))
+		percs_dgram_send(pd, PERCS_DGRAM_AMO_REPLY, t_gid, src_gid,
+				 &reply, sizeof(reply), &p->back, self);
 	spin_unlock(&t->amo.rx_lock);
-	return true;
-}
-
-static u32 percs_amo_gid_hub(struct percs_dev *pd, u32 gid)
-{
-	return gid / pd->windows_per_hfi / PERCS_HFIS_PER_HUB;
 }
 
 /**
  * percs_amo_request() - a request arrives at its target
  * @pd: the system
- * @dg: the datagram
+ * @src_gid: the initiating window
+ * @dst_gid: the target window
+ * @req: the request
  * @self: as for percs_dgram_send()
  */
-void percs_amo_request(struct percs_dev *pd, const struct percs_dgram *dg,
+void percs_amo_request(struct percs_dev *pd, u32 src_gid, u32 dst_gid,
+		       const struct percs_amo_req *req,
 		       struct percs_window *self)
 {
-	const struct percs_amo_req *req = &dg->req;
+	struct percs_amo_reply reply = {
+		.seq = req->seq, .src_inst = req->src_inst, .slot = req->slot,
+	};
 	struct percs_window *src, *t;
-	struct percs_dgram back;
-	struct fm_route r;
-	bool answer;
-
-	back.type = PERCS_DGRAM_AMO_REPLY;
-	back.src_gid = dg->dst_gid;
-	back.dst_gid = dg->src_gid;
-	back.reply.seq = req->seq;
-	back.reply.src_inst = req->src_inst;
-	back.reply.slot = req->slot;
-	back.reply.value = 0;
 
 	rcu_read_lock();
-	src = percs_window_lookup_gid_rcu(pd, dg->src_gid);
+	src = percs_window_lookup_gid_rcu(pd, src_gid);
 	if (!src || src->inst != req->src_inst) {
 		/* Its initiator is gone: nobody waits for the answer. */
 		rcu_read_unlock();
 		atomic64_inc(&pd->amo.stale);
 		return;
 	}
-	t = percs_window_lookup_gid_rcu(pd, dg->dst_gid);
-	if (!t || t->inst != req->dst_inst) {
-		back.reply.status = -ECONNREFUSED;
-		answer = true;
-	} else if (t->job_key != req->job_key) {
-		back.reply.status = -EACCES;
-		answer = true;
-	} else {
-		answer = percs_amo_answer(pd, t, dg, &back.reply);
+	t = percs_window_lookup_gid_rcu(pd, dst_gid);
+	if (t && t->inst == req->dst_inst && t->job_key == req->job_key) {
+		percs_amo_answer(pd, t, src_gid, dst_gid, req, self);
+		rcu_read_unlock();
+		return;
 	}
 	rcu_read_unlock();
-	if (!answer)
-		return;
-	if (percs_isr_route_hubs(pd, percs_amo_gid_hub(pd, dg->dst_gid),
-				 percs_amo_gid_hub(pd, dg->src_gid), &r) < 0)
-		return;	/* no way back now: the initiator retries */
-	percs_dgram_send(pd, &back, &r, self);
+	reply.status = t && t->inst == req->dst_inst ? -EACCES : -ECONNREFUSED;
+	percs_amo_reply_uncached(pd, dst_gid, src_gid, &reply, self);
 }
 
 /* ---- the initiator --------------------------------------------------- */
@@ -320,25 +360,30 @@ void percs_amo_request(struct percs_dev *pd, const struct percs_dgram *dg,
 /**
  * percs_amo_reply() - a reply arrives at its initiator
  * @pd: the system
- * @dg: the datagram
+ * @src_gid: the target window that answers
+ * @dst_gid: the initiating window
+ * @reply: the reply
  * @self: as for percs_dgram_send(): a reply to @self is completed by the
  *	engine pass the caller is in; any other window's work is queued
+ *
+ * Any context; may be called under the target's rx_lock.
  */
-void percs_amo_reply(struct percs_dev *pd, const struct percs_dgram *dg,
+void percs_amo_reply(struct percs_dev *pd, u32 src_gid, u32 dst_gid,
+		     const struct percs_amo_reply *reply,
 		     struct percs_window *self)
 {
-	const struct percs_amo_reply *reply = &dg->reply;
 	struct percs_amo_op *op = NULL;
 	struct percs_window *w;
 
 	rcu_read_lock();
-	w = percs_window_lookup_gid_rcu(pd, dg->dst_gid);
+	w = percs_window_lookup_gid_rcu(pd, dst_gid);
 	if (w && w->inst == reply->src_inst &&
 	    reply->slot < PERCS_ATOMIC_MAX_OPS) {
 		spin_lock(&w->amo.lock);
-		op = w->amo.slot[reply->slot];
+		op = test_bit(reply->slot, w->amo.busy) ?
+		     w->amo.slot[reply->slot] : NULL;
 		if (op && !op->done && op->req.seq == reply->seq &&
-		    op->dst_gid == dg->src_gid) {
+		    op->dst_gid == src_gid) {
 			op->status = reply->status;
 			op->value = reply->value;
 			WRITE_ONCE(op->done, true);
@@ -367,7 +412,6 @@ static int percs_amo_send(struct percs_window *w, struct percs_amo_op *op,
 {
 	struct percs_dev *pd = w->hfi->pd;
 	const struct fm_route *r;
-	struct percs_dgram dg;
 	unsigned int extra;
 	int route_class;
 
@@ -376,12 +420,10 @@ static int percs_amo_send(struct percs_window *w, struct percs_amo_op *op,
 		return route_class;
 	op->req.low = op->chan->low;
 	op->tries++;
-	op->deadline = now + percs_amo_rto_ns(op->tries - 1);
-	dg.type = PERCS_DGRAM_AMO_REQ;
-	dg.src_gid = percs_window_gid(w);
-	dg.dst_gid = op->dst_gid;
-	dg.req = op->req;
-	percs_dgram_send(pd, &dg, r, w);
+	/* 0: the caller sets it if the answer does not come at once. */
+	op->deadline = now ? now + percs_amo_rto_ns(op->tries - 1) : 0;
+	percs_dgram_send(pd, PERCS_DGRAM_AMO_REQ, percs_window_gid(w),
+			 op->dst_gid, &op->req, sizeof(op->req), r, w);
 	return 0;
 }
 
@@ -403,12 +445,11 @@ static void percs_amo_complete(struct percs_window *w, unsigned int i)
 {
 	struct percs_amo_op *op = w->amo.slot[i];
 	const struct percs_atomic_ext *e = &op->req.desc.ext;
-	struct percs_dev *pd = w->hfi->pd;
 	int res = op->status;
 	u8 flags = 0;
 
 	spin_lock(&w->amo.lock);
-	w->amo.slot[i] = NULL;
+	__clear_bit(i, w->amo.busy);
 	spin_unlock(&w->amo.lock);
 	w->amo.nr--;
 	percs_amo_chan_answered(op->chan, op->req.seq);
@@ -424,9 +465,7 @@ static void percs_amo_complete(struct percs_window *w, unsigned int i)
 		percs_mr_put(op->result_mr);
 	}
 	percs_cq_post(w, e->user_data, res, PERCS_PKT_ATOMIC, flags);
-	atomic64_inc(&pd->amo.completed);
-	atomic_dec(&pd->amo.outstanding);
-	kfree(op);
+	this_cpu_inc(w->hfi->stats->amo_completed);
 }
 
 static void percs_amo_fail(struct percs_window *w, unsigned int i, int err)
@@ -478,18 +517,32 @@ static struct percs_amo_chan *percs_amo_chan_get(struct percs_window *w,
 	return c;
 }
 
-static int percs_amo_free_slot(struct percs_window *w)
+/*
+ * A free slot and its memory; NULL when none is free or the memory cannot
+ * be had.  Slots are taken round robin, so a late reply for a slot's last
+ * operation meets a different sequence number rather than a reused one
+ * as soon as possible.
+ */
+static struct percs_amo_op *percs_amo_free_slot(struct percs_window *w,
+						unsigned int *slot)
 {
-	unsigned int n, i = w->amo.next_slot;
+	unsigned int i;
 
-	for (n = 0; n < PERCS_ATOMIC_MAX_OPS; n++, i++) {
-		i %= PERCS_ATOMIC_MAX_OPS;
-		if (!w->amo.slot[i]) {
-			w->amo.next_slot = i + 1;
-			return i;
-		}
+	i = find_next_zero_bit(w->amo.busy, PERCS_ATOMIC_MAX_OPS,
+			       w->amo.next_slot);
+	if (i >= PERCS_ATOMIC_MAX_OPS)
+		i = find_first_zero_bit(w->amo.busy, PERCS_ATOMIC_MAX_OPS);
+	if (i >= PERCS_ATOMIC_MAX_OPS)
+		return NULL;
+	if (!w->amo.slot[i]) {
+		w->amo.slot[i] = kmalloc(sizeof(*w->amo.slot[i]),
+					 GFP_ATOMIC | __GFP_NOWARN);
+		if (!w->amo.slot[i])
+			return NULL;
 	}
-	return -ENOSPC;
+	w->amo.next_slot = (i + 1) % PERCS_ATOMIC_MAX_OPS;
+	*slot = i;
+	return w->amo.slot[i];
 }
 
 /*
@@ -527,19 +580,19 @@ static int percs_amo_target(struct percs_window *w,
 int percs_amo_post(struct percs_window *w, const struct percs_pkt_hdr *h,
 		   const u8 *payload)
 {
-	struct percs_dev *pd = w->hfi->pd;
 	struct percs_mr *result_mr = NULL;
 	struct percs_amo_chan *chan;
 	u64 user_data = h->tag, inst = 0;
 	struct percs_amo_op *op;
+	unsigned int slot = 0;
 	u8 cqe_flags = 0;
 	u32 gid = 0;
-	int err, slot;
+	int err;
 
 	lockdep_assert_held(&w->send_lock);
 	if (w->amo.nr >= PERCS_ATOMIC_MAX_OPS)
 		return -EBUSY;
-	op = kmalloc(sizeof(*op), GFP_ATOMIC | __GFP_NOWARN);
+	op = percs_amo_free_slot(w, &slot);
 	if (!op) {
 		err = -ENOMEM;
 		goto out_complete;
@@ -566,10 +619,8 @@ int percs_amo_post(struct percs_window *w, const struct percs_pkt_hdr *h,
 	if (chan->next_seq - chan->low >= PERCS_AMO_SEQ_WINDOW) {
 		if (result_mr)
 			percs_mr_put(result_mr);
-		kfree(op);
 		return -EBUSY;
 	}
-	slot = percs_amo_free_slot(w);
 
 	op->hdr = *h;
 	op->chan = chan;
@@ -586,26 +637,26 @@ int percs_amo_post(struct percs_window *w, const struct percs_pkt_hdr *h,
 	op->req.job_key = w->job_key;
 	chan->unanswered |= BIT_ULL(op->req.seq - chan->low);
 	spin_lock(&w->amo.lock);
-	w->amo.slot[slot] = op;
+	__set_bit(slot, w->amo.busy);
 	spin_unlock(&w->amo.lock);
 	w->amo.nr++;
 	WRITE_ONCE(w->st->packets_sent, w->st->packets_sent + 1);
-	atomic64_inc(&pd->amo.issued);
-	atomic_inc(&pd->amo.outstanding);
+	this_cpu_inc(w->hfi->stats->amo_issued);
 
-	err = percs_amo_send(w, op, ktime_get_ns());
+	err = percs_amo_send(w, op, 0);
 	if (err)
 		percs_amo_fail(w, slot, err);
 	else if (READ_ONCE(op->done))
 		/* Answered at once, the common case: complete it now. */
 		percs_amo_complete(w, slot);
+	else
+		op->deadline = ktime_get_ns() + percs_amo_rto_ns(0);
 	return 0;
 
 out_complete:
 	if (result_mr)
 		percs_mr_put(result_mr);
 	percs_cq_post(w, user_data, err, PERCS_PKT_ATOMIC, cqe_flags);
-	kfree(op);
 	return 0;
 }
 
@@ -625,10 +676,8 @@ bool percs_amo_progress(struct percs_window *w, int *moved)
 	unsigned int i;
 	int err;
 
-	for (i = 0; i < PERCS_ATOMIC_MAX_OPS && w->amo.nr; i++) {
+	for_each_set_bit(i, w->amo.busy, PERCS_ATOMIC_MAX_OPS) {
 		op = w->amo.slot[i];
-		if (!op)
-			continue;
 		if (!READ_ONCE(op->done) && op->deadline <= now) {
 			if (op->tries >= PERCS_AMO_MAX_TRIES) {
 				atomic64_inc(&w->hfi->pd->amo.timeouts);
@@ -676,6 +725,35 @@ static void percs_amo_work(struct work_struct *work)
 }
 
 /**
+ * percs_amo_counts() - the atomics' descriptor counts over the system
+ * @pd: the system
+ * @issued: out: descriptors sent
+ * @completed: out: their completion entries posted
+ * @outstanding: out: sent and neither completed nor freed with their
+ *	window
+ */
+void percs_amo_counts(struct percs_dev *pd, u64 *issued, u64 *completed,
+		      u64 *outstanding)
+{
+	u64 abandoned = 0;
+	unsigned int i, cpu;
+
+	*issued = 0;
+	*completed = 0;
+	for (i = 0; i < pd->nr_hfis; i++) {
+		for_each_possible_cpu(cpu) {
+			const struct percs_hfi_stats *st =
+				per_cpu_ptr(pd->hfis[i].stats, cpu);
+
+			*issued += READ_ONCE(st->amo_issued);
+			*completed += READ_ONCE(st->amo_completed);
+			abandoned += READ_ONCE(st->amo_abandoned);
+		}
+	}
+	*outstanding = *issued - *completed - abandoned;
+}
+
+/**
  * percs_amo_window_init() - a new window: no atomics, a new instance
  * @w: the window
  */
@@ -698,7 +776,6 @@ void percs_amo_window_init(struct percs_window *w)
  */
 void percs_amo_window_fini(struct percs_window *w)
 {
-	struct percs_dev *pd = w->hfi->pd;
 	struct percs_amo_chan *c;
 	struct percs_amo_peer *p;
 	struct percs_amo_op *op;
@@ -709,19 +786,21 @@ void percs_amo_window_fini(struct percs_window *w)
 	w->amo.dead = true;
 	spin_unlock(&w->amo.lock);
 	cancel_delayed_work_sync(&w->amo.work);
-	for (i = 0; i < PERCS_ATOMIC_MAX_OPS; i++) {
+	for_each_set_bit(i, w->amo.busy, PERCS_ATOMIC_MAX_OPS) {
 		op = w->amo.slot[i];
-		if (!op)
-			continue;
-		spin_lock(&w->amo.lock);
-		w->amo.slot[i] = NULL;
-		spin_unlock(&w->amo.lock);
 		if (op->result_mr)
 			percs_mr_put(op->result_mr);
-		atomic_dec(&pd->amo.outstanding);
-		kfree(op);
+		this_cpu_inc(w->hfi->stats->amo_abandoned);
 	}
+	/* A reply looks at a slot's memory only while its bit is set. */
+	spin_lock(&w->amo.lock);
+	bitmap_zero(w->amo.busy, PERCS_ATOMIC_MAX_OPS);
+	spin_unlock(&w->amo.lock);
 	w->amo.nr = 0;
+	for (i = 0; i < PERCS_ATOMIC_MAX_OPS; i++) {
+		kfree(w->amo.slot[i]);
+		w->amo.slot[i] = NULL;
+	}
 	xa_for_each(&w->amo.chans, index, c)
 		kfree(c);
 	xa_destroy(&w->amo.chans);

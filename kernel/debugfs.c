@@ -24,6 +24,7 @@ static int percs_live_show(struct seq_file *m, void *unused)
 {
 	struct percs_dev *pd = m->private;
 	unsigned int blocked = 0, i, in_use = 0;
+	u64 issued, completed, outstanding;
 	struct list_head *pos;
 
 	spin_lock(&pd->blocked_lock);
@@ -43,8 +44,8 @@ static int percs_live_show(struct seq_file *m, void *unused)
 	seq_printf(m, "job_keys %u\n", percs_jobkey_count(pd));
 	seq_printf(m, "packets_in_flight %d\n", atomic_read(&pd->flight.live) +
 		   atomic_read(&pd->dgram.nr_held));
-	seq_printf(m, "atomics_outstanding %d\n",
-		   atomic_read(&pd->amo.outstanding));
+	percs_amo_counts(pd, &issued, &completed, &outstanding);
+	seq_printf(m, "atomics_outstanding %lld\n", (s64)outstanding);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(percs_live);
@@ -86,9 +87,11 @@ static int percs_atomic_show(struct seq_file *m, void *unused)
 {
 	struct percs_dev *pd = m->private;
 	struct percs_amo_stats *a = &pd->amo;
+	u64 issued, completed, outstanding;
 
-	seq_printf(m, "issued %lld\n", atomic64_read(&a->issued));
-	seq_printf(m, "completed %lld\n", atomic64_read(&a->completed));
+	percs_amo_counts(pd, &issued, &completed, &outstanding);
+	seq_printf(m, "issued %llu\n", issued);
+	seq_printf(m, "completed %llu\n", completed);
 	seq_printf(m, "retransmits %lld\n", atomic64_read(&a->retransmits));
 	seq_printf(m, "duplicates %lld\n", atomic64_read(&a->duplicates));
 	seq_printf(m, "stale %lld\n", atomic64_read(&a->stale));
@@ -97,7 +100,7 @@ static int percs_atomic_show(struct seq_file *m, void *unused)
 		   atomic64_read(&pd->dgram.duplicated));
 	seq_printf(m, "delayed %lld\n", atomic64_read(&pd->dgram.delayed));
 	seq_printf(m, "timeouts %lld\n", atomic64_read(&a->timeouts));
-	seq_printf(m, "outstanding %d\n", atomic_read(&a->outstanding));
+	seq_printf(m, "outstanding %lld\n", (s64)outstanding);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(percs_atomic);

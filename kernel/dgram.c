@@ -25,28 +25,34 @@ static bool percs_dgram_chance(u32 ppm)
 	return ppm && get_random_u32_below(1000000) < ppm;
 }
 
-static void percs_dgram_deliver(struct percs_dev *pd,
-				const struct percs_dgram *dg,
+static void percs_dgram_deliver(struct percs_dev *pd, unsigned int type,
+				u32 src_gid, u32 dst_gid, const void *body,
 				struct percs_window *self)
 {
-	if (dg->type == PERCS_DGRAM_AMO_REQ)
-		percs_amo_request(pd, dg, self);
+	if (type == PERCS_DGRAM_AMO_REQ)
+		percs_amo_request(pd, src_gid, dst_gid, body, self);
 	else
-		percs_amo_reply(pd, dg, self);
+		percs_amo_reply(pd, src_gid, dst_gid, body, self);
 }
 
 /* Hold a copy until a random moment within hold_us; false if it cannot. */
-static bool percs_dgram_hold(struct percs_dev *pd,
-			     const struct percs_dgram *dg)
+static bool percs_dgram_hold(struct percs_dev *pd, unsigned int type,
+			     u32 src_gid, u32 dst_gid, const void *body,
+			     u32 len)
 {
 	u32 hold_us = READ_ONCE(pd->flight.hold_us);
 	struct percs_dgram *held;
 
 	if (atomic_read(&pd->dgram.nr_held) >= PERCS_DGRAM_MAX_HELD)
 		return false;
-	held = kmemdup(dg, sizeof(*dg), GFP_ATOMIC | __GFP_NOWARN);
+	held = kmalloc(struct_size(held, body, len), GFP_ATOMIC | __GFP_NOWARN);
 	if (!held)
 		return false;
+	held->type = type;
+	held->src_gid = src_gid;
+	held->dst_gid = dst_gid;
+	held->len = len;
+	memcpy(held->body, body, len);
 	held->deadline = ktime_get_ns() +
 			 (1 + get_random_u32_below(hold_us)) * NSEC_PER_USEC;
 	spin_lock(&pd->dgram.lock);
@@ -59,41 +65,48 @@ static bool percs_dgram_hold(struct percs_dev *pd,
 }
 
 /* One copy into the network: held back, or delivered now. */
-static void percs_dgram_transmit(struct percs_dev *pd,
-				 const struct percs_dgram *dg,
-				 struct percs_window *self)
+static void percs_dgram_transmit(struct percs_dev *pd, unsigned int type,
+				 u32 src_gid, u32 dst_gid, const void *body,
+				 u32 len, struct percs_window *self)
 {
 	if (percs_dgram_chance(READ_ONCE(pd->flight.reorder_ppm)) &&
-	    percs_dgram_hold(pd, dg))
+	    percs_dgram_hold(pd, type, src_gid, dst_gid, body, len))
 		return;
-	percs_dgram_deliver(pd, dg, self);
+	percs_dgram_deliver(pd, type, src_gid, dst_gid, body, self);
 }
 
 /**
  * percs_dgram_send() - put one datagram on the network
  * @pd: the system
- * @dg: the datagram (copied if the network holds it)
+ * @type: enum percs_dgram_type
+ * @src_gid: the sending window
+ * @dst_gid: the receiving window
+ * @body: what it carries (copied only if the network holds it back)
+ * @len: its bytes
  * @r: its route: counted on the links it crosses
  * @self: the window whose send_lock the caller holds, or NULL: a reply
  *	to it is left for the caller's engine pass instead of waking it
  *
- * Any context, no lock of the receiving window held.  Delivery may
- * happen before this returns, and may send a datagram back.
+ * Any context; the receiving end takes its own locks (atomic.c says
+ * which may be held here).  Delivery may happen before this returns, and
+ * may send a datagram back.
  */
-void percs_dgram_send(struct percs_dev *pd, const struct percs_dgram *dg,
+void percs_dgram_send(struct percs_dev *pd, unsigned int type, u32 src_gid,
+		      u32 dst_gid, const void *body, u32 len,
 		      const struct fm_route *r, struct percs_window *self)
 {
-	if (percs_dgram_chance(READ_ONCE(pd->dgram.drop_ppm))) {
+	if (unlikely(percs_dgram_chance(READ_ONCE(pd->dgram.drop_ppm)))) {
 		percs_isr_count_drop(pd, r);
 		atomic64_inc(&pd->dgram.dropped);
 		return;
 	}
 	percs_isr_count(pd, r, 1);
-	percs_dgram_transmit(pd, dg, self);
-	if (percs_dgram_chance(READ_ONCE(pd->dgram.dup_ppm))) {
+	percs_dgram_transmit(pd, type, src_gid, dst_gid, body, len, self);
+	if (unlikely(percs_dgram_chance(READ_ONCE(pd->dgram.dup_ppm)))) {
 		percs_isr_count(pd, r, 1);
 		atomic64_inc(&pd->dgram.duplicated);
-		percs_dgram_transmit(pd, dg, self);
+		percs_dgram_transmit(pd, type, src_gid, dst_gid, body, len,
+				     self);
 	}
 }
 
@@ -124,7 +137,8 @@ void percs_dgram_release(struct percs_dev *pd, struct percs_window *self)
 	}
 	spin_unlock(&pd->dgram.lock);
 	list_for_each_entry_safe(dg, next, &due, node) {
-		percs_dgram_deliver(pd, dg, self);
+		percs_dgram_deliver(pd, dg->type, dg->src_gid, dg->dst_gid,
+				    dg->body, self);
 		kfree(dg);
 	}
 }

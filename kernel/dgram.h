@@ -53,14 +53,17 @@ struct percs_amo_reply {
 };
 
 /**
- * struct percs_dgram - one datagram, on the stack or held in the network
- * @node: entry in pd->dgram.held while held
- * @deadline: ktime_get_ns() at which a held datagram arrives
+ * struct percs_dgram - a datagram the network holds back
+ * @node: entry in pd->dgram.held
+ * @deadline: ktime_get_ns() at which it arrives
  * @type: enum percs_dgram_type
  * @src_gid: the sending window's global id
  * @dst_gid: the receiving window's global id
- * @req: for %PERCS_DGRAM_AMO_REQ
- * @reply: for %PERCS_DGRAM_AMO_REPLY
+ * @len: bytes of @body
+ * @body: a &struct percs_amo_req or &struct percs_amo_reply
+ *
+ * Datagrams that go straight through are never built: the sender's
+ * request or reply is handed on by pointer.
  */
 struct percs_dgram {
 	struct list_head node;
@@ -68,19 +71,20 @@ struct percs_dgram {
 	u32 type;
 	u32 src_gid;
 	u32 dst_gid;
-	union {
-		struct percs_amo_req req;
-		struct percs_amo_reply reply;
-	};
+	u32 len;
+	u8 body[];
 };
 
-void percs_dgram_send(struct percs_dev *pd, const struct percs_dgram *dg,
+void percs_dgram_send(struct percs_dev *pd, unsigned int type, u32 src_gid,
+		      u32 dst_gid, const void *body, u32 len,
 		      const struct fm_route *r, struct percs_window *self);
 
 /* atomic.c: the two ends */
-void percs_amo_request(struct percs_dev *pd, const struct percs_dgram *dg,
+void percs_amo_request(struct percs_dev *pd, u32 src_gid, u32 dst_gid,
+		       const struct percs_amo_req *req,
 		       struct percs_window *self);
-void percs_amo_reply(struct percs_dev *pd, const struct percs_dgram *dg,
+void percs_amo_reply(struct percs_dev *pd, u32 src_gid, u32 dst_gid,
+		     const struct percs_amo_reply *reply,
 		     struct percs_window *self);
 
 #endif /* _PERCS_DGRAM_H */

@@ -116,11 +116,14 @@ out_free:
 
 static void __exit percs_exit(void)
 {
+	u64 issued, completed, outstanding;
+
 	percs_rdma_exit(percs);
+	percs_amo_counts(percs, &issued, &completed, &outstanding);
+	WARN_ON(outstanding);
 	percs_hfi_exit_all(percs);
 	percs_flight_exit(percs);
 	percs_dgram_exit(percs);
-	WARN_ON(atomic_read(&percs->amo.outstanding));
 	percs_clock_exit(percs);
 	/* After the windows: a last transfer may have deferred a release. */
 	percs_nmmu_exit(percs);

@@ -56,9 +56,15 @@ struct percs_knob_file;
 /**
  * struct percs_hfi_stats - per-CPU packet counters of one HFI
  * @packets: packets sent, by route class (enum fm_route_class)
+ * @amo_issued: atomic descriptors sent by its windows
+ * @amo_completed: their completion entries posted
+ * @amo_abandoned: outstanding ones freed with their window
  */
 struct percs_hfi_stats {
 	u64 packets[PERCS_NR_ROUTE_CLASSES];
+	u64 amo_issued;
+	u64 amo_completed;
+	u64 amo_abandoned;
 };
 
 /**
@@ -140,24 +146,19 @@ struct percs_dgram_net {
 };
 
 /**
- * struct percs_amo_stats - atomics over the whole system (atomic.c)
- * @issued: descriptors accepted from send FIFOs
- * @completed: completion entries posted for them
+ * struct percs_amo_stats - atomics over the whole system (atomic.c); the
+ *	per-descriptor counts are per HFI and CPU (&struct percs_hfi_stats)
  * @retransmits: requests sent again after a timeout
  * @duplicates: requests that arrived for an applied sequence number and
  *	were answered from the stored reply
  * @stale: requests or replies that arrived too late to matter, ignored
  * @timeouts: operations that ran out of retransmissions
- * @outstanding: descriptors accepted and not completed
  */
 struct percs_amo_stats {
-	atomic64_t issued;
-	atomic64_t completed;
 	atomic64_t retransmits;
 	atomic64_t duplicates;
 	atomic64_t stale;
 	atomic64_t timeouts;
-	atomic_t outstanding;
 };
 
 /**
@@ -284,12 +285,14 @@ struct percs_amo_op;
 
 /**
  * struct percs_amo_win - a window's atomics, as initiator and as target
- * @lock: protects @slot and the outcome of its operations (set by
+ * @lock: protects @busy and the outcome of the operations (set by
  *	replies from any context, read by the engine)
  * @dead: set under @lock at release: no work is queued after it
- * @slot: outstanding operations; changed under the window's send_lock
- *	and @lock
- * @nr: entries in @slot (send_lock)
+ * @slot: the operations' memory, allocated at a slot's first use and kept
+ *	until release (a kmalloc per operation would zero it every time)
+ * @busy: the slots holding an outstanding operation; changed under the
+ *	window's send_lock and @lock
+ * @nr: bits set in @busy (send_lock)
  * @next_slot: where the search for a free slot starts (send_lock)
  * @chans: target window gid -> &struct percs_amo_chan, the sequence
  *	numbers to that target (send_lock)
@@ -304,6 +307,7 @@ struct percs_amo_win {
 	spinlock_t lock;
 	bool dead;
 	struct percs_amo_op *slot[PERCS_ATOMIC_MAX_OPS];
+	DECLARE_BITMAP(busy, PERCS_ATOMIC_MAX_OPS);
 	u32 nr;
 	u32 next_slot;
 	struct xarray chans;
@@ -569,6 +573,8 @@ int percs_amo_post(struct percs_window *w, const struct percs_pkt_hdr *h,
 bool percs_amo_progress(struct percs_window *w, int *moved);
 void percs_amo_window_init(struct percs_window *w);
 void percs_amo_window_fini(struct percs_window *w);
+void percs_amo_counts(struct percs_dev *pd, u64 *issued, u64 *completed,
+		      u64 *outstanding);
 
 /* dgram.c: the lossy stage of the reliable protocols */
 void percs_dgram_init(struct percs_dev *pd);
