@@ -305,6 +305,10 @@ int percs_wait(struct percs_window *w, int timeout_ms)
 
 	if (lp_recv_pending(w) || lp_cq_pending(w))
 		return 1;
+	/* Non-fetching atomics the library holds to pack go before we sleep. */
+	n = lp_amo_flush(w);
+	if (n && n != -EAGAIN)
+		return n;
 	/*
 	 * The HFI reports POLLIN while its view of our receive FIFO is not
 	 * empty: hand back everything consumed so far before sleeping.

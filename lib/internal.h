@@ -276,6 +276,7 @@ LP_HIDDEN int lp_atomic_post(struct percs_window *w,
 LP_HIDDEN void lp_amo_complete(struct percs_window *w,
 			       const struct percs_cqe *c);
 LP_HIDDEN void lp_amo_release(struct percs_window *w);
+LP_HIDDEN int lp_amo_flush(struct percs_window *w);
 
 /* Is @c the completion of a descriptor the PGAS level sent? */
 static inline bool lp_cqe_is_amo(const struct percs_cqe *c)

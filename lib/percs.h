@@ -269,9 +269,11 @@ int percs_recv(struct percs_window *w, struct percs_pkt_hdr *hdr, void *buf,
  * @timeout_ms: as poll(2)
  *
  * Returns at once if a packet or completion is already there; otherwise
- * returns consumed receive credits and sleeps in poll(2).
+ * sends the non-fetching atomics held for packing, returns consumed
+ * receive credits and sleeps in poll(2).
  * Return: 1 if something is ready, 0 on timeout, -errno (the window's
- * error, or -EIO, when the HFI reports POLLERR).
+ * error, or -EIO, when the HFI reports POLLERR; the error of sending the
+ * held atomics).
  */
 int percs_wait(struct percs_window *w, int timeout_ms);
 

@@ -377,7 +377,7 @@ static int amo_send(struct percs_window *w, struct percs_atomic_wr *wr,
 }
 
 /* Send the packed descriptor being filled, if any; kept when not sent. */
-static int amo_flush(struct percs_window *w)
+int lp_amo_flush(struct percs_window *w)
 {
 	struct percs_atomic_wr *p = &w->amo.pend;
 	unsigned int i;
@@ -414,7 +414,7 @@ static int amo_pack(struct percs_window *w, const struct percs_rmr *r,
 	if (p->count && (p->count == PERCS_ATOMIC_MAX_PACKED || p->op != op ||
 			 p->width != width || p->handle != r->handle ||
 			 !same_window(&p->dst, &r->win))) {
-		ret = amo_flush(w);
+		ret = lp_amo_flush(w);
 		if (ret)
 			return ret;
 	}
@@ -431,7 +431,7 @@ static int amo_pack(struct percs_window *w, const struct percs_rmr *r,
 	};
 	if (p->count < PERCS_ATOMIC_MAX_PACKED)
 		return 0;
-	ret = amo_flush(w);
+	ret = lp_amo_flush(w);
 	if (ret && ret != -EAGAIN && !a->first_err)
 		a->first_err = ret;
 	return 0;
@@ -466,7 +466,7 @@ int percs_amo(struct percs_window *w, const struct percs_rmr *r, uint64_t off,
 	    w->amo.packing == PERCS_PACK_AUTO)
 		return amo_pack(w, r, addr, op, width, value);
 
-	ret = amo_flush(w);
+	ret = lp_amo_flush(w);
 	if (ret)
 		return ret;
 	if (fetched) {
@@ -529,7 +529,7 @@ int percs_atomic_quiet(struct percs_window *w)
 
 	if (!w)
 		return -EINVAL;
-	ret = amo_flush(w);
+	ret = lp_amo_flush(w);
 	if (ret)
 		return ret;
 	if (w->amo.outstanding) {
@@ -547,5 +547,5 @@ int percs_atomic_set_packing(struct percs_window *w, unsigned int mode)
 	if (!w || mode > PERCS_PACK_OFF)
 		return -EINVAL;
 	w->amo.packing = mode;
-	return mode == PERCS_PACK_OFF ? amo_flush(w) : 0;
+	return mode == PERCS_PACK_OFF ? lp_amo_flush(w) : 0;
 }

@@ -3151,6 +3151,15 @@ static void test_amo_packing(void)
 	CHECK_EQ(a_last()->e.count, 1);
 	CHECK_EQ(a_last()->h.length, PERCS_ATOMIC_LEN(1));
 	CHECK_EQ(m[4], 6);
+	/* percs_wait() sends what is packed before it sleeps. */
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 40, 1), 0);
+	CHECK_EQ(percs_atomic_add64(v.a->w, &v.r, 40, 1), 0);
+	CHECK_EQ(A.descs, d + 3);
+	CHECK(percs_wait(v.a->w, 0) >= 0);
+	CHECK_EQ(A.descs, d + 4);
+	CHECK_EQ(a_last()->e.count, 2);
+	CHECK_EQ(percs_atomic_quiet(v.a->w), 0);
+	CHECK_EQ(m[5], 2);
 
 	/* Another handle, op, width or window sends what is packed. */
 	d = A.descs;
@@ -3836,7 +3845,7 @@ static const struct {
 	{ "clock: threaded readers against a writer rewriting the page", test_clock_threaded_rewrites },
 	{ "atomic: descriptor encoding (lengths, comparand, packed line), refused fields, full FIFO", test_atomic_post_encoding },
 	{ "atomic: raw descriptors complete to the caller with its user_data", test_atomic_post_completions },
-	{ "amo: packing (4 adds one packet; handle/op/width/window/fetch/block/CSWAP flush; PACK_OFF)", test_amo_packing },
+	{ "amo: packing (4 adds one packet; handle/op/width/window/fetch/block/CSWAP/percs_wait flush; PACK_OFF)", test_amo_packing },
 	{ "amo: fetched values per width and op against a reference, neighbours untouched", test_amo_fetch_widths },
 	{ "amo: _nbi values stored when the completion is taken", test_amo_nbi_values },
 	{ "amo: compare-and-swap success/failure, swap retries, set/fetch", test_amo_cswap },
