@@ -81,11 +81,19 @@ struct percs_amo_op {
  * @low: the lowest unanswered number (@next_seq when none)
  * @unanswered: bit i set: @low + i is unanswered (bit 0 always, unless
  *	none is)
+ * @back: the answers' route from the target, for the lossless path
+ *	(percs_amo_direct()); valid while @back_gen is the topology's
+ *	link-state generation
+ * @back_gen: see @back
+ * @back_valid: @back was computed
  */
 struct percs_amo_chan {
 	u64 next_seq;
 	u64 low;
 	u64 unanswered;
+	struct fm_route back;
+	u32 back_gen;
+	bool back_valid;
 };
 
 /**
@@ -440,6 +448,26 @@ static void percs_amo_chan_answered(struct percs_amo_chan *c, u64 seq)
 	c->low += seq;
 }
 
+/*
+ * The end of every sent descriptor: the fetched value into the result
+ * registration (whose reference is dropped), the completion entry.
+ */
+static void percs_amo_finish(struct percs_window *w,
+			     const struct percs_atomic_ext *e,
+			     struct percs_mr *result_mr, int res, u8 flags,
+			     u64 value)
+{
+	if (result_mr) {
+		/* The low @width bytes: host (little-endian) order. */
+		if (!res)
+			res = percs_mr_copy_to(result_mr, e->result_addr,
+					       &value, e->width);
+		percs_mr_put(result_mr);
+	}
+	percs_cq_post(w, e->user_data, res, PERCS_PKT_ATOMIC, flags);
+	this_cpu_inc(w->hfi->stats->amo_completed);
+}
+
 /* Write the result, post the completion, free the slot (send_lock). */
 static void percs_amo_complete(struct percs_window *w, unsigned int i)
 {
@@ -453,19 +481,12 @@ static void percs_amo_complete(struct percs_window *w, unsigned int i)
 	spin_unlock(&w->amo.lock);
 	w->amo.nr--;
 	percs_amo_chan_answered(op->chan, op->req.seq);
-	if (op->result_mr) {
-		if (!res && !percs_mr_live(w, op->result_mr)) {
-			res = -ENOENT;
-			flags = PERCS_CQE_F_LOCAL;
-		} else if (!res) {
-			/* The low @width bytes: host (little-endian) order. */
-			res = percs_mr_copy_to(op->result_mr, e->result_addr,
-					       &op->value, e->width);
-		}
-		percs_mr_put(op->result_mr);
+	/* A deregistration while the request was out drops the result. */
+	if (op->result_mr && !res && !percs_mr_live(w, op->result_mr)) {
+		res = -ENOENT;
+		flags = PERCS_CQE_F_LOCAL;
 	}
-	percs_cq_post(w, e->user_data, res, PERCS_PKT_ATOMIC, flags);
-	this_cpu_inc(w->hfi->stats->amo_completed);
+	percs_amo_finish(w, e, op->result_mr, res, flags, op->value);
 }
 
 static void percs_amo_fail(struct percs_window *w, unsigned int i, int err)
@@ -567,6 +588,81 @@ static int percs_amo_target(struct percs_window *w,
 	return err;
 }
 
+/*
+ * Can the network lose, duplicate or delay an atomic datagram now?  When
+ * it cannot, a request would reach its target and the answer come back
+ * within this engine pass, each once: the sequence numbers would have
+ * nothing to do, and the descriptor is applied directly (no slot, no
+ * number: a channel's numbers count only what went through the protocol).
+ */
+static bool percs_amo_lossless(struct percs_dev *pd)
+{
+	return !READ_ONCE(pd->dgram.drop_ppm) && !READ_ONCE(pd->dgram.dup_ppm) &&
+	       !READ_ONCE(pd->flight.reorder_ppm);
+}
+
+/* The reply route from @t_hub back to @w, kept in the channel. */
+static const struct fm_route *percs_amo_chan_route(struct percs_window *w,
+						   struct percs_amo_chan *c,
+						   u32 t_hub)
+{
+	struct percs_dev *pd = w->hfi->pd;
+	u32 gen = READ_ONCE(pd->topo.generation);
+
+	if (!c->back_valid || c->back_gen != gen) {
+		c->back_valid = percs_isr_route_hubs(pd, t_hub, w->hfi->hub,
+						     &c->back) >= 0;
+		c->back_gen = gen;
+	}
+	return c->back_valid ? &c->back : NULL;
+}
+
+/*
+ * The lossless network's path: route, target checks, apply, count the
+ * request and the answer on their links, complete.  Return: 0 when the
+ * descriptor is done (completed, with any status), or the status to
+ * complete it with (nothing applied).
+ */
+static int percs_amo_direct(struct percs_window *w,
+			    const struct percs_pkt_hdr *h,
+			    const struct fm_atomic_desc *d,
+			    struct percs_mr *result_mr)
+{
+	struct percs_dev *pd = w->hfi->pd;
+	const struct fm_route *r, *back = NULL;
+	struct percs_amo_chan *c = NULL;
+	struct percs_window *t;
+	unsigned int extra;
+	int err, status = 0;
+	u64 value = 0;
+
+	r = percs_isr_route_ref(w, h, &extra, &err);
+	if (!r)
+		return err;
+	rcu_read_lock();
+	t = percs_window_lookup_rcu(pd, &h->dst, &err);
+	if (t)
+		err = percs_window_may_send_to(w, t);
+	if (!err) {
+		c = percs_amo_chan_get(w, percs_window_gid(t));
+		back = c ? percs_amo_chan_route(w, c, t->hfi->hub) : NULL;
+		err = c ? 0 : -ENOMEM;
+	}
+	if (!err && !back)
+		err = -EHOSTUNREACH;	/* links went down meanwhile */
+	if (!err)
+		status = percs_amo_apply(t, d, &value);
+	rcu_read_unlock();
+	if (err)
+		return err;
+	percs_isr_count_later(w, r, 1);
+	percs_isr_count(pd, back, 1);
+	WRITE_ONCE(w->st->packets_sent, w->st->packets_sent + 1);
+	this_cpu_inc(w->hfi->stats->amo_issued);
+	percs_amo_finish(w, &d->ext, result_mr, status, 0, value);
+	return 0;
+}
+
 /**
  * percs_amo_post() - start one atomic descriptor read from the send FIFO
  * @w: the window, send_lock held, not dead
@@ -606,6 +702,13 @@ int percs_amo_post(struct percs_window *w, const struct percs_pkt_hdr *h,
 	err = percs_amo_result_mr(w, &op->req.desc.ext, &result_mr);
 	if (err) {
 		cqe_flags = PERCS_CQE_F_LOCAL;
+		goto out_complete;
+	}
+	if (percs_amo_lossless(w->hfi->pd)) {
+		/* The slot's memory held the descriptor only. */
+		err = percs_amo_direct(w, h, &op->req.desc, result_mr);
+		if (!err)
+			return 0;
 		goto out_complete;
 	}
 	err = percs_amo_target(w, h, &gid, &inst);
