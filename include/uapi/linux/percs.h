@@ -42,8 +42,8 @@
  * @PERCS_PKT_IP: IP datagram through the FIFO (not executed yet)
  * @PERCS_PKT_RDMA: RDMA descriptor, &struct percs_rdma_ext follows the
  *	header
- * @PERCS_PKT_ATOMIC: remote atomic update, &struct percs_atomic_ext
- *	follows (not executed yet)
+ * @PERCS_PKT_ATOMIC: remote atomic update descriptor, &struct
+ *	percs_atomic_ext follows
  * @PERCS_PKT_COLL: CAU collective packet, &struct percs_coll_ext follows
  *	(not executed yet)
  * @PERCS_PKT_KIND_MAX: the highest kind value
@@ -257,6 +257,40 @@ struct percs_atomic_op {
 #define PERCS_ATOMIC_OP_MAX	PERCS_ATOMIC_CSWAP
 #define PERCS_ATOMIC_F_FETCH	(1U << 0) /* return the old value */
 #define PERCS_ATOMIC_F_ALL	PERCS_ATOMIC_F_FETCH
+
+/*
+ * The CAU's arithmetic (section IV.D of the PERCS paper): a reduction
+ * combines elements of one type with one op.  Fixed point: NOP, SUM, MIN,
+ * MAX, OR, AND, XOR on signed and unsigned 32- and 64-bit integers (SUM
+ * wraps, two's complement); floating point: MIN, MAX, SUM, PROD on IEEE
+ * 754 single and double (round to nearest even).  NOP combines nothing:
+ * its result is all zero bytes (a barrier carries no data).  Floats: a NaN
+ * input makes the result a NaN (the default quiet NaN for SUM and PROD as
+ * the FPU gives it, the first NaN in combination order for MIN and MAX);
+ * MIN(-0.0, +0.0) is -0.0 and MAX(-0.0, +0.0) is +0.0, whatever the order;
+ * infinities follow IEEE 754 (inf + -inf is NaN).
+ * Documentation/uapi.rst, "Collectives".
+ */
+#define PERCS_CAU_OP_NOP	0
+#define PERCS_CAU_OP_SUM	1
+#define PERCS_CAU_OP_MIN	2
+#define PERCS_CAU_OP_MAX	3
+#define PERCS_CAU_OP_OR		4 /* fixed point only */
+#define PERCS_CAU_OP_AND	5 /* fixed point only */
+#define PERCS_CAU_OP_XOR	6 /* fixed point only */
+#define PERCS_CAU_OP_PROD	7 /* floating point only */
+#define PERCS_CAU_OP_LAST	PERCS_CAU_OP_PROD
+
+#define PERCS_CAU_T_S32		0
+#define PERCS_CAU_T_U32		1
+#define PERCS_CAU_T_S64		2
+#define PERCS_CAU_T_U64		3
+#define PERCS_CAU_T_F32		4
+#define PERCS_CAU_T_F64		5
+#define PERCS_CAU_T_LAST	PERCS_CAU_T_F64
+
+/* Data bytes one CAU packet carries: 16 4-byte or 8 8-byte elements. */
+#define PERCS_CAU_PAYLOAD	64
 
 /**
  * struct percs_coll_ext - follows the header of a %PERCS_PKT_COLL packet
