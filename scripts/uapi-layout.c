@@ -28,7 +28,16 @@ OFF(percs_atomic_ext, result_handle, 24);
 /* Packed mode: four operations and their header are one cache line. */
 _Static_assert(PERCS_PKT_HDR_SIZE + PERCS_ATOMIC_LEN(PERCS_ATOMIC_MAX_PACKED) ==
 	       PERCS_FLIT_SIZE, "packed atomics");
-SIZE(percs_coll_ext, 16);
+SIZE(percs_coll_ext, PERCS_COLL_EXT_SIZE);
+OFF(percs_coll_ext, seq, 8);
+OFF(percs_coll_ext, status, 16);
+/* A delivered CAU result is one cache line. */
+_Static_assert(PERCS_PKT_HDR_SIZE + PERCS_COLL_EXT_SIZE + PERCS_CAU_PAYLOAD <=
+	       PERCS_FLIT_SIZE, "CAU result line");
+SIZE(percs_cau_member, 16);
+SIZE(percs_cau_create, 24);
+OFF(percs_cau_create, members, 16);
+SIZE(percs_cau_tree_op, 16);
 SIZE(percs_cqe, 16);
 SIZE(percs_doorbell, 256);
 OFF(percs_doorbell, recv_head, 64);

@@ -44,8 +44,8 @@
  *	header
  * @PERCS_PKT_ATOMIC: remote atomic update descriptor, &struct
  *	percs_atomic_ext follows
- * @PERCS_PKT_COLL: CAU collective packet, &struct percs_coll_ext follows
- *	(not executed yet)
+ * @PERCS_PKT_COLL: CAU collective descriptor or result, &struct
+ *	percs_coll_ext follows
  * @PERCS_PKT_KIND_MAX: the highest kind value
  *
  * The kind is a __u8 field in the header; an enum only names the values.
@@ -294,19 +294,48 @@ struct percs_atomic_op {
 
 /**
  * struct percs_coll_ext - follows the header of a %PERCS_PKT_COLL packet
- * @tree: CAU tree id
- * @op: reduction operation
- * @type: element type
- * @count: elements in the payload
- * @seq: operation sequence number in the tree
+ * @tree: CAU tree id (PERCS_IOC_CAU_CREATE)
+ * @coll: PERCS_COLL_*
+ * @op: PERCS_CAU_OP_* (NOP for a barrier or a multicast)
+ * @type: PERCS_CAU_T_*
+ * @count: elements in the payload, 0 .. %PERCS_CAU_PAYLOAD / element size
+ *	(0 for a barrier)
+ * @seq: in a delivered packet, the operation's number on the tree: a
+ *	member's n-th reduction or barrier descriptor on a tree is operation
+ *	n (from 1), combined with every other member's n-th; for a
+ *	multicast, the origin's n-th multicast.  0 in a descriptor
+ * @status: in a delivered packet, 0 or the error that stopped the
+ *	operation (the payload is then zero); 0 in a descriptor
+ * @reserved: must be zero
+ *
+ * A descriptor (in the send FIFO) is the header, this extension and @count
+ * elements: &percs_pkt_hdr.length is sizeof(struct percs_coll_ext) +
+ * @count * element size; &percs_pkt_hdr.dst must be zero (the tree says
+ * where data goes) and the route mode direct.  The result reaches a
+ * member's receive FIFO as a packet of the same kind: the header (src: the
+ * tree's root window for a reduction, the origin for a multicast; tag: the
+ * member's own descriptor's tag, the origin's for a multicast), this
+ * extension and %PERCS_CAU_PAYLOAD bytes, one cache line in all.
+ * Documentation/uapi.rst, "Collectives", says who receives what.
  */
 struct percs_coll_ext {
 	__u32 tree;
+	__u8 coll;
 	__u8 op;
 	__u8 type;
-	__u16 count;
+	__u8 count;
 	__u64 seq;
+	__s32 status;
+	__u32 reserved;
 };
+
+#define PERCS_COLL_EXT_SIZE	24	/* sizeof(struct percs_coll_ext) */
+
+#define PERCS_COLL_ALLREDUCE	0 /* every member gets the reduction */
+#define PERCS_COLL_REDUCE	1 /* the root gets it */
+#define PERCS_COLL_BARRIER	2 /* every member, once all have entered */
+#define PERCS_COLL_MCAST	3 /* from any member to all the others */
+#define PERCS_COLL_LAST		PERCS_COLL_MCAST
 
 /**
  * struct percs_cqe - completion queue entry
@@ -697,5 +726,81 @@ struct percs_mr_deregister {
 	__u32 reserved;
 };
 #define PERCS_IOC_MR_DEREGISTER	_IO(PERCS_IOCTL_TYPE, 0x12)
+
+/*
+ * CAU trees (the Collective Acceleration Unit, one per hub).  A tree joins
+ * one window on each of its hubs; every hub's CAU has a table of
+ * cau_trees entries (module parameter, 64 by default), one per tree that
+ * passes through it.  A member creates the tree naming every member and
+ * its parent; the others join it from their own window fds; contributions
+ * are combined once every member has joined.  The tree ends with
+ * PERCS_IOC_CAU_DESTROY from any member or when any member window is
+ * released: every member then gets a completion entry (kind
+ * %PERCS_PKT_COLL, user_data the tree id, res -ECONNRESET) and its
+ * operations in progress end with that status.
+ */
+#define PERCS_CAU_MAX_MEMBERS	1024	/* one per hub at most */
+#define PERCS_CAU_ROOT		0xffffffffU /* percs_cau_member.parent of the root */
+#define PERCS_CAU_MAX_INFLIGHT	16	/* operations one member has started
+					 * and not seen complete, per tree */
+
+/**
+ * struct percs_cau_member - one member of a tree
+ * @win: its window
+ * @parent: index of its parent in the member array, %PERCS_CAU_ROOT for
+ *	the root (exactly one)
+ * @reserved: must be zero
+ */
+struct percs_cau_member {
+	struct percs_addr win;
+	__u32 parent;
+	__u32 reserved;
+};
+
+/* percs_cau_create.flags */
+#define PERCS_CAU_F_ORDERED	(1U << 0) /* combine in member order: bit-identical floats */
+#define PERCS_CAU_F_ALL		PERCS_CAU_F_ORDERED
+
+/**
+ * struct percs_cau_create - PERCS_IOC_CAU_CREATE on a member's window fd
+ * @size: sizeof(struct percs_cau_create)
+ * @flags: PERCS_CAU_F_*
+ * @nr_members: 1 .. %PERCS_CAU_MAX_MEMBERS
+ * @tree: must be zero; out: the tree's id, non-zero
+ * @members: user pointer to @nr_members &struct percs_cau_member; the
+ *	calling window must be one of them (it is joined at once)
+ *
+ * Checks every member before anything is set up: a window on each of
+ * distinct hubs, reserved, with the caller's job key; one root; every
+ * parent index valid and no cycle; a free entry in every member hub's
+ * CAU.  Documentation/uapi.rst gives the errno of each failure.
+ */
+struct percs_cau_create {
+	__u32 size;
+	__u32 flags;
+	__u32 nr_members;
+	__u32 tree;
+	__aligned_u64 members;
+};
+#define PERCS_IOC_CAU_CREATE	_IO(PERCS_IOCTL_TYPE, 0x13)
+
+/**
+ * struct percs_cau_tree_op - PERCS_IOC_CAU_JOIN and PERCS_IOC_CAU_DESTROY
+ * @size: sizeof(struct percs_cau_tree_op)
+ * @flags: must be zero
+ * @tree: the tree id
+ * @reserved: must be zero
+ *
+ * JOIN: the calling window is the tree's member on its hub and takes part
+ * from now on.  DESTROY: the caller is a member; the tree ends for all.
+ */
+struct percs_cau_tree_op {
+	__u32 size;
+	__u32 flags;
+	__u32 tree;
+	__u32 reserved;
+};
+#define PERCS_IOC_CAU_JOIN	_IO(PERCS_IOCTL_TYPE, 0x14)
+#define PERCS_IOC_CAU_DESTROY	_IO(PERCS_IOCTL_TYPE, 0x15)
 
 #endif /* _UAPI_LINUX_PERCS_H */
