@@ -448,6 +448,35 @@ static void percs_amo_chan_answered(struct percs_amo_chan *c, u64 seq)
 	c->low += seq;
 }
 
+/* The low @width bytes of @value at the result address, host order. */
+static int percs_amo_store_result(struct percs_mr *mr,
+				  const struct percs_atomic_ext *e, u64 value)
+{
+	void *p;
+
+	/* An aligned result is one store; any other goes byte-wise. */
+	if (!IS_ALIGNED(e->result_addr, e->width))
+		return percs_mr_copy_to(mr, e->result_addr, &value, e->width);
+	p = percs_mr_map_operand(mr, e->result_addr, e->width);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	switch (e->width) {
+	case 1:
+		*(u8 *)p = value;
+		break;
+	case 2:
+		*(u16 *)p = value;
+		break;
+	case 4:
+		*(u32 *)p = value;
+		break;
+	default:
+		*(u64 *)p = value;
+	}
+	percs_mr_unmap_operand(p);
+	return 0;
+}
+
 /*
  * The end of every sent descriptor: the fetched value into the result
  * registration (whose reference is dropped), the completion entry.
@@ -458,10 +487,8 @@ static void percs_amo_finish(struct percs_window *w,
 			     u64 value)
 {
 	if (result_mr) {
-		/* The low @width bytes: host (little-endian) order. */
 		if (!res)
-			res = percs_mr_copy_to(result_mr, e->result_addr,
-					       &value, e->width);
+			res = percs_amo_store_result(result_mr, e, value);
 		percs_mr_put(result_mr);
 	}
 	percs_cq_post(w, e->user_data, res, PERCS_PKT_ATOMIC, flags);
@@ -524,17 +551,23 @@ static int percs_amo_result_mr(struct percs_window *w,
 static struct percs_amo_chan *percs_amo_chan_get(struct percs_window *w,
 						 u32 gid)
 {
-	struct percs_amo_chan *c = xa_load(&w->amo.chans, gid);
+	struct percs_amo_chan *c;
 
-	if (c)
-		return c;
-	c = kzalloc(sizeof(*c), GFP_ATOMIC | __GFP_NOWARN);
-	if (!c)
-		return NULL;
-	if (xa_err(xa_store(&w->amo.chans, gid, c, GFP_ATOMIC))) {
-		kfree(c);
-		return NULL;
+	/* Runs of operations to one target skip the xarray walk. */
+	if (w->amo.last_chan && w->amo.last_gid == gid)
+		return w->amo.last_chan;
+	c = xa_load(&w->amo.chans, gid);
+	if (!c) {
+		c = kzalloc(sizeof(*c), GFP_ATOMIC | __GFP_NOWARN);
+		if (!c)
+			return NULL;
+		if (xa_err(xa_store(&w->amo.chans, gid, c, GFP_ATOMIC))) {
+			kfree(c);
+			return NULL;
+		}
 	}
+	w->amo.last_chan = c;
+	w->amo.last_gid = gid;
 	return c;
 }
 
@@ -904,6 +937,7 @@ void percs_amo_window_fini(struct percs_window *w)
 		kfree(w->amo.slot[i]);
 		w->amo.slot[i] = NULL;
 	}
+	w->amo.last_chan = NULL;
 	xa_for_each(&w->amo.chans, index, c)
 		kfree(c);
 	xa_destroy(&w->amo.chans);
