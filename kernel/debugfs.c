@@ -46,6 +46,7 @@ static int percs_live_show(struct seq_file *m, void *unused)
 		   atomic_read(&pd->dgram.nr_held));
 	percs_amo_counts(pd, &issued, &completed, &outstanding);
 	seq_printf(m, "atomics_outstanding %lld\n", (s64)outstanding);
+	seq_printf(m, "cau_trees %u\n", percs_cau_count(pd));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(percs_live);
@@ -81,6 +82,13 @@ static int percs_flight_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(percs_flight);
+
+static int percs_cau_file_show(struct seq_file *m, void *unused)
+{
+	percs_cau_show(m, m->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(percs_cau_file);
 
 /* The atomics' counters and what the lossy stage did to their packets. */
 static int percs_atomic_show(struct seq_file *m, void *unused)
@@ -368,6 +376,8 @@ void percs_debugfs_init(struct percs_dev *pd)
 			    &percs_routes_fops);
 	debugfs_create_file("atomic", 0444, pd->debugfs, pd,
 			    &percs_atomic_fops);
+	debugfs_create_file("cau", 0444, pd->debugfs, pd,
+			    &percs_cau_file_fops);
 	isr = debugfs_create_dir("isr", pd->debugfs);
 	debugfs_create_file("flight", 0444, isr, pd, &percs_flight_fops);
 	percs_debugfs_knobs(pd, isr);

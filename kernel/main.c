@@ -26,6 +26,10 @@ static unsigned int windows_per_hfi = PERCS_DEF_WINDOWS;
 module_param(windows_per_hfi, uint, 0444);
 MODULE_PARM_DESC(windows_per_hfi, "Windows of each HFI, 1..4096 (default 256)");
 
+static unsigned int cau_trees = PERCS_DEF_CAU_TREES;
+module_param(cau_trees, uint, 0444);
+MODULE_PARM_DESC(cau_trees, "Tree entries of each hub's CAU, 1..4096 (default 64)");
+
 unsigned int percs_poll_idle_us = PERCS_DEF_POLL_IDLE_US;
 module_param_named(poll_idle_us, percs_poll_idle_us, uint, 0644);
 MODULE_PARM_DESC(poll_idle_us,
@@ -68,6 +72,11 @@ static int __init percs_init(void)
 		       PERCS_MAX_WINDOWS);
 		return -EINVAL;
 	}
+	if (!cau_trees || cau_trees > PERCS_MAX_CAU_TREES) {
+		pr_err("cau_trees=%u: must be 1..%u\n", cau_trees,
+		       PERCS_MAX_CAU_TREES);
+		return -EINVAL;
+	}
 
 	percs = kzalloc(sizeof(*percs), GFP_KERNEL);
 	if (!percs)
@@ -92,16 +101,20 @@ static int __init percs_init(void)
 	ret = percs_nmmu_init(percs);
 	if (ret)
 		goto out_clock;
+	ret = percs_cau_init(percs, cau_trees);
+	if (ret)
+		goto out_cau;
 	ret = percs_hfi_init_all(percs);
 	if (ret)
-		goto out_nmmu;
+		goto out_cau;
 
 	pr_info("%u supernodes x %u hubs, %u links, %u HFIs, %u windows each\n",
 		percs->topo.nr_supernodes, percs->topo.hubs_per_sn,
 		percs->topo.nr_links, percs->nr_hfis, percs->windows_per_hfi);
 	return 0;
 
-out_nmmu:
+out_cau:
+	percs_cau_exit(percs);
 	percs_nmmu_exit(percs);
 out_clock:
 	percs_clock_exit(percs);
@@ -124,6 +137,7 @@ static void __exit percs_exit(void)
 	percs_hfi_exit_all(percs);
 	percs_flight_exit(percs);
 	percs_dgram_exit(percs);
+	percs_cau_exit(percs);
 	percs_clock_exit(percs);
 	/* After the windows: a last transfer may have deferred a release. */
 	percs_nmmu_exit(percs);

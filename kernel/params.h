@@ -64,6 +64,10 @@
 /* Datagrams it holds back at once at most (beyond that they go through). */
 #define PERCS_DGRAM_MAX_HELD	4096
 
+/* CAU tree entries of each hub (module parameter cau_trees). */
+#define PERCS_DEF_CAU_TREES	64	/* as the Power 775 */
+#define PERCS_MAX_CAU_TREES	4096
+
 /* Blocked senders one credit kick retries. */
 #define PERCS_CREDIT_BATCH	64
 

@@ -162,6 +162,22 @@ struct percs_amo_stats {
 };
 
 /**
+ * struct percs_cau_sys - the hubs' Collective Acceleration Units (cau.c)
+ * @lock: serialises tree set-up and ending
+ * @trees: tree id -> &struct percs_cau_tree
+ * @next_id: the next id to try (ids are not reused soon)
+ * @per_hub: tree entries of each hub's CAU (module parameter cau_trees)
+ * @used: per hub, entries taken
+ */
+struct percs_cau_sys {
+	struct mutex lock;
+	struct xarray trees;
+	u32 next_id;
+	u32 per_hub;
+	u32 *used;
+};
+
+/**
  * struct percs_link_stats - counters of one link, per CPU
  * @dir: by direction, 0 from the lower hub number to the higher
  * @dir.packets: packets that crossed it
@@ -215,6 +231,7 @@ struct percs_isr {
  * @dgram: the lossy stage of atomic requests and replies (dgram.c)
  * @amo: atomics counters (atomic.c)
  * @window_inst: windows ever reserved: each one's instance number
+ * @cau: the CAUs and their trees (cau.c)
  * @knobs: the debugfs fault knobs' files (debugfs.c)
  * @isr: routing state, link states and counters (isr.c)
  */
@@ -241,6 +258,7 @@ struct percs_dev {
 	struct percs_dgram_net dgram;
 	struct percs_amo_stats amo;
 	atomic64_t window_inst;
+	struct percs_cau_sys cau;
 	struct percs_knob_file *knobs;
 	struct percs_isr isr;
 };
@@ -282,6 +300,7 @@ struct percs_route_cache {
 };
 
 struct percs_amo_op;
+struct percs_amo_chan;
 
 /**
  * struct percs_amo_win - a window's atomics, as initiator and as target
@@ -296,6 +315,8 @@ struct percs_amo_op;
  * @next_slot: where the search for a free slot starts (send_lock)
  * @chans: target window gid -> &struct percs_amo_chan, the sequence
  *	numbers to that target (send_lock)
+ * @last_chan: the channel used last (send_lock), or NULL
+ * @last_gid: its target's gid
  * @work: runs the engine when a reply arrived from elsewhere, and as the
  *	retransmission timer
  * @rx_lock: the target side: @peers and what they remember
@@ -311,6 +332,8 @@ struct percs_amo_win {
 	u32 nr;
 	u32 next_slot;
 	struct xarray chans;
+	struct percs_amo_chan *last_chan;
+	u32 last_gid;
 	struct delayed_work work;
 	spinlock_t rx_lock;
 	bool rx_dead;
@@ -575,6 +598,19 @@ void percs_amo_window_init(struct percs_window *w);
 void percs_amo_window_fini(struct percs_window *w);
 void percs_amo_counts(struct percs_dev *pd, u64 *issued, u64 *completed,
 		      u64 *outstanding);
+
+/* cau.c: collective trees */
+int percs_cau_init(struct percs_dev *pd, unsigned int per_hub);
+void percs_cau_exit(struct percs_dev *pd);
+int percs_cau_create(struct percs_window *w, struct percs_cau_create *req,
+		     struct percs_cau_create __user *ureq);
+int percs_cau_join(struct percs_window *w, const struct percs_cau_tree_op *req);
+int percs_cau_destroy(struct percs_window *w,
+		      const struct percs_cau_tree_op *req);
+void percs_cau_window_fini(struct percs_window *w);
+unsigned int percs_cau_count(struct percs_dev *pd);
+struct seq_file;
+void percs_cau_show(struct seq_file *m, struct percs_dev *pd);
 
 /* dgram.c: the lossy stage of the reliable protocols */
 void percs_dgram_init(struct percs_dev *pd);

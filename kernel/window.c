@@ -313,6 +313,8 @@ static int percs_window_release(struct inode *inode, struct file *file)
 	percs_rdma_window_fini(w);
 	/* Its atomics: outstanding ones dropped, what it remembers as target. */
 	percs_amo_window_fini(w);
+	/* Its trees end; the other members are told. */
+	percs_cau_window_fini(w);
 	/* Unpin what the window registered (transfers in flight keep theirs). */
 	percs_mr_window_fini(w);
 
@@ -332,6 +334,8 @@ static int percs_window_release(struct inode *inode, struct file *file)
 union percs_wcmd_buf {
 	struct percs_mr_register mr_register;
 	struct percs_mr_deregister mr_deregister;
+	struct percs_cau_create cau_create;
+	struct percs_cau_tree_op cau_tree_op;
 };
 
 /**
@@ -379,6 +383,24 @@ static long percs_ioctl_mr_deregister(struct percs_window *w,
 	return percs_mr_deregister(w, wc->cmd);
 }
 
+static long percs_ioctl_cau_create(struct percs_window *w,
+				   struct percs_wcmd *wc)
+{
+	return percs_cau_create(w, wc->cmd, wc->ubuf);
+}
+
+static long percs_ioctl_cau_join(struct percs_window *w,
+				 struct percs_wcmd *wc)
+{
+	return percs_cau_join(w, wc->cmd);
+}
+
+static long percs_ioctl_cau_destroy(struct percs_window *w,
+				    struct percs_wcmd *wc)
+{
+	return percs_cau_destroy(w, wc->cmd);
+}
+
 struct percs_window_op {
 	unsigned int cmd;
 	unsigned int size;		/* 0: the argument is a value */
@@ -406,6 +428,12 @@ static const struct percs_window_op percs_window_ops[] = {
 			struct percs_mr_register, length),
 	PERCS_WINDOW_OP(PERCS_IOC_MR_DEREGISTER, percs_ioctl_mr_deregister,
 			struct percs_mr_deregister, reserved),
+	PERCS_WINDOW_OP(PERCS_IOC_CAU_CREATE, percs_ioctl_cau_create,
+			struct percs_cau_create, members),
+	PERCS_WINDOW_OP(PERCS_IOC_CAU_JOIN, percs_ioctl_cau_join,
+			struct percs_cau_tree_op, reserved),
+	PERCS_WINDOW_OP(PERCS_IOC_CAU_DESTROY, percs_ioctl_cau_destroy,
+			struct percs_cau_tree_op, reserved),
 };
 
 static long percs_window_ioctl(struct file *file, unsigned int cmd,
