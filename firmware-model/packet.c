@@ -31,7 +31,7 @@ static const struct fm_pkt_kind_info fm_pkt_kinds[PERCS_PKT_KIND_MAX + 1] = {
 	[PERCS_PKT_IP]		= { "ip",	FM_KIND_IN_FIFO },
 	[PERCS_PKT_RDMA]	= { "rdma",	FM_KIND_IN_FIFO | FM_KIND_EXEC },
 	[PERCS_PKT_ATOMIC]	= { "atomic",	FM_KIND_IN_FIFO | FM_KIND_EXEC },
-	[PERCS_PKT_COLL]	= { "coll",	FM_KIND_IN_FIFO },
+	[PERCS_PKT_COLL]	= { "coll",	FM_KIND_IN_FIFO | FM_KIND_EXEC },
 };
 
 /**

@@ -12,47 +12,14 @@
  * (PERCS_IOC_CAU_DESTROY, or the release of a member window) gives every
  * other live member a completion entry with -ECONNRESET.
  *
- * The trees do not carry collectives yet: %PERCS_PKT_COLL descriptors
- * still complete with -EOPNOTSUPP.
+ * Collectives on the trees are coll.c's.
  */
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 
-#include "percs.h"
-
-/**
- * struct percs_cau_node - one member of a tree, on its hub's CAU
- * @gid: its window's global id
- * @inst: that window's instance (percs_window.inst)
- * @hub: its hub
- * @parent: index of its parent, -1 for the root
- * @joined: its window has joined (the creator at once)
- */
-struct percs_cau_node {
-	u32 gid;
-	u64 inst;
-	u32 hub;
-	s32 parent;
-	bool joined;
-};
-
-/**
- * struct percs_cau_tree - one collective tree
- * @id: its id, the key in pd->cau.trees
- * @flags: PERCS_CAU_F_*
- * @job_key: the job key of its windows
- * @nr: members
- * @node: the members, in the creator's order
- */
-struct percs_cau_tree {
-	u32 id;
-	u32 flags;
-	u32 job_key;
-	u32 nr;
-	struct percs_cau_node node[];
-};
+#include "cau_tree.h"
 
 /* The member of @t that window @w is, or -1. */
 static int percs_cau_member_of(const struct percs_cau_tree *t,
@@ -178,12 +145,14 @@ static void percs_cau_end(struct percs_dev *pd, struct percs_cau_tree *t,
 
 	lockdep_assert_held(&pd->cau.lock);
 	xa_erase(&pd->cau.trees, t->id);
+	percs_coll_tree_fini(t);
 	for (i = 0; i < t->nr; i++) {
 		pd->cau.used[t->node[i].hub]--;
 		if (quiet != -2 && (int)i != quiet)
 			percs_cau_notify(pd, t, i);
 	}
-	kvfree(t);
+	/* Engine passes may still look it up (RCU): they find it dead. */
+	kvfree_rcu(t, rcu);
 }
 
 /**
@@ -228,6 +197,7 @@ int percs_cau_create(struct percs_window *w, struct percs_cau_create *req,
 	t->flags = req->flags;
 	t->job_key = w->job_key;
 	t->nr = req->nr_members;
+	t->pd = pd;
 	for (i = 0; !err && i < t->nr; i++)
 		err = percs_cau_check_window(pd, w, &m[i], &t->node[i]);
 	if (!err)
@@ -235,6 +205,8 @@ int percs_cau_create(struct percs_window *w, struct percs_cau_create *req,
 	me = err ? -1 : percs_cau_member_of(t, w);
 	if (!err && me < 0)
 		err = -EPERM;
+	if (!err)
+		err = percs_coll_tree_init(t, kids);
 	if (err)
 		goto out;
 	t->node[me].joined = true;
@@ -262,6 +234,8 @@ int percs_cau_create(struct percs_window *w, struct percs_cau_create *req,
 	}
 	mutex_unlock(&pd->cau.lock);
 out:
+	if (t && t->ring)
+		percs_coll_tree_fini(t);
 	kfree(kids);
 	kvfree(t);
 	kfree(m);

@@ -18,6 +18,7 @@
 #include "percs.h"
 #include "packet.h"
 #include "dgram.h"
+#include "cau_tree.h"
 
 /**
  * struct percs_pass - what one engine pass over a window found
@@ -193,6 +194,17 @@ static void percs_engine_run_fifo(struct percs_window *w, struct percs_pass *p)
 				p->rdma_full = true;
 				break;
 			}
+			p->moved++;
+			w->send_head += units;
+			continue;
+		}
+		if (!res && h.kind == PERCS_PKT_COLL) {
+			/*
+			 * Its input taken, or completed; a busy slot waits
+			 * here until the tree frees it and wakes us.
+			 */
+			if (percs_coll_post(w, &h, unit + sizeof(h)))
+				break;
 			p->moved++;
 			w->send_head += units;
 			continue;

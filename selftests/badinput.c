@@ -929,7 +929,7 @@ TEST_F(pkt, oversize_emsgsize)
 TEST_F(pkt, unsupported_kind_eopnotsupp)
 {
 	static const uint8_t kinds[] = {
-		PERCS_PKT_IP, PERCS_PKT_COLL,
+		PERCS_PKT_IP,
 	};
 	uint8_t payload[64] = { 0 };
 	unsigned int i;

@@ -85,7 +85,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		FUZZ_ASSERT(imm ? h.kind == PERCS_PKT_IMM :
 				  h.kind == PERCS_PKT_FIFO ||
 				  h.kind == PERCS_PKT_RDMA ||
-				  h.kind == PERCS_PKT_ATOMIC);
+				  h.kind == PERCS_PKT_ATOMIC ||
+				  h.kind == PERCS_PKT_COLL);
 		FUZZ_ASSERT(h.length <= (imm ? PERCS_IMM_PAYLOAD :
 					 PERCS_MAX_PAYLOAD));
 		FUZZ_ASSERT(h.route <= PERCS_ROUTE_MAX && !h.dst.reserved);

@@ -4,7 +4,7 @@
 #include "fm_test.h"
 
 static const unsigned int unsupported_kinds[] = {
-	PERCS_PKT_IP, PERCS_PKT_COLL,
+	PERCS_PKT_IP,
 };
 
 /* A well-formed header of @kind with @length payload bytes. */

@@ -265,8 +265,10 @@ struct percs_atomic_op {
  * wraps, two's complement); floating point: MIN, MAX, SUM, PROD on IEEE
  * 754 single and double (round to nearest even).  NOP combines nothing:
  * its result is all zero bytes (a barrier carries no data).  Floats: a NaN
- * input makes the result a NaN (the default quiet NaN for SUM and PROD as
- * the FPU gives it, the first NaN in combination order for MIN and MAX);
+ * input makes the result a NaN (for SUM and PROD as the x86 FPU gives it:
+ * a NaN input's payload, quietened; an invalid operation such as
+ * inf - inf, the default NaN; for MIN and MAX the first NaN in
+ * combination order, bit for bit);
  * MIN(-0.0, +0.0) is -0.0 and MAX(-0.0, +0.0) is +0.0, whatever the order;
  * infinities follow IEEE 754 (inf + -inf is NaN).
  * Documentation/uapi.rst, "Collectives".
@@ -334,7 +336,7 @@ struct percs_coll_ext {
 #define PERCS_COLL_ALLREDUCE	0 /* every member gets the reduction */
 #define PERCS_COLL_REDUCE	1 /* the root gets it */
 #define PERCS_COLL_BARRIER	2 /* every member, once all have entered */
-#define PERCS_COLL_MCAST	3 /* from any member to all the others */
+#define PERCS_COLL_MCAST	3 /* from any member to all the others (not executed yet) */
 #define PERCS_COLL_LAST		PERCS_COLL_MCAST
 
 /**
@@ -742,8 +744,8 @@ struct percs_mr_deregister {
 #define PERCS_CAU_MAX_MEMBERS	1024	/* one per hub at most */
 #define PERCS_CAU_MAX_CHILDREN	64	/* inputs of one CAU: children + its window */
 #define PERCS_CAU_ROOT		0xffffffffU /* percs_cau_member.parent of the root */
-#define PERCS_CAU_MAX_INFLIGHT	16	/* operations one member has started
-					 * and not seen complete, per tree */
+/* Operations of one member in flight on one tree (not finished at its node). */
+#define PERCS_CAU_MAX_INFLIGHT	16
 
 /**
  * struct percs_cau_member - one member of a tree
