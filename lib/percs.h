@@ -5,7 +5,8 @@
  * Every function returns 0 (or a count) on success and a negative errno on
  * failure; -EAGAIN means "busy, try again" (ICSWX's rejected condition, a
  * full send FIFO).  No function blocks unless its name says wait, except
- * the blocking atomics (fetching, swap and quiet; see "Remote atomics").
+ * the blocking atomics (fetching, swap and quiet; see "Remote atomics")
+ * and the blocking collectives (see "Collectives").
  * Thread safety: a window is driven by one thread at a time (as a hardware
  * window is); different windows are independent.
  */
@@ -87,6 +88,10 @@ int percs_window_reserve(struct percs_hfi *hfi,
 /**
  * percs_window_release() - unmap and close a window (frees the window)
  * @w: the window (may be NULL)
+ *
+ * Also frees the window's CAU tree handles, software groups and
+ * collective requests (pointers to them are invalid afterwards); the
+ * kernel ends the window's trees for the other members.
  */
 void percs_window_release(struct percs_window *w);
 
@@ -702,6 +707,527 @@ PERCS_AMO_WIDTH(8)
 PERCS_AMO_WIDTH(16)
 PERCS_AMO_WIDTH(32)
 PERCS_AMO_WIDTH(64)
+
+/*
+ * Collectives.  The same operations two ways, on the same windows, so that
+ * they can be compared on one machine:
+ *
+ * - on a CAU tree (percs_cau_*): the hubs' Collective Acceleration Units
+ *   combine the members' contributions up a tree of windows, one per hub,
+ *   and send the result back down.  One CAU operation carries
+ *   %PERCS_CAU_PAYLOAD (64) bytes: the library splits a longer vector into
+ *   64-byte chunks (16 4-byte or 8 8-byte elements) and keeps up to
+ *   %PERCS_CAU_MAX_INFLIGHT chunks of a tree in flight;
+ * - in software over FIFO packets between the same windows (percs_sw_*):
+ *   binomial tree, recursive doubling, Rabenseifner's reduce-scatter +
+ *   allgather, dissemination.
+ *
+ * Both combine elements with the CAU's ALU (the firmware model's, compiled
+ * into the library: percs_coll_combine()): the ops PERCS_CAU_OP_* on the
+ * types PERCS_CAU_T_* (which op suits which type, NaN and signed-zero rules:
+ * the comment above %PERCS_CAU_OP_NOP in <linux/percs.h>).  Integer results
+ * are identical both ways; float SUM and PROD results depend on the order
+ * of combination, which differs between a CAU tree and a software
+ * algorithm.  Every member of one software collective gets bit-identical
+ * results (lower ranks' partial results are always the left operand); a
+ * CAU tree created with %PERCS_CAU_F_ORDERED gives bit-identical results
+ * from run to run.
+ *
+ * Every member of a tree (a group) must start the same collectives on it
+ * in the same order with matching arguments (op, type, count, root).
+ * Several may be in flight: each call has a non-blocking form that returns
+ * a request (&struct percs_coll_req), completed with percs_coll_test() or
+ * percs_coll_wait() and released with percs_coll_req_free().  Blocking
+ * calls are the non-blocking ones followed by percs_coll_wait() with no
+ * time limit; they and percs_coll_wait() are exceptions to "no function
+ * blocks".
+ *
+ * Progress.  Nothing happens behind the caller's back: collectives advance
+ * when the application calls into the library on the window - any
+ * collective call, percs_coll_test(), percs_coll_wait(),
+ * percs_coll_progress(), and the receive calls.  While it waits the
+ * library kicks the engine (kick mode) or wakes a sleeping polling engine
+ * (poll mode), spins a little and then sleeps in ppoll(2) for 50 us,
+ * doubling to 1 ms while nothing comes; it never sleeps without a time
+ * limit.
+ *
+ * Sharing the window.  Results of CAU collectives arrive in the receive
+ * FIFO (%PERCS_PKT_COLL packets), software collectives' messages too (FIFO
+ * packets tagged %PERCS_SW_TAG_HI << 16 | ctx).  Wherever the library reads
+ * the receive FIFO - its own waits, percs_recv(), percs_recv_peek(),
+ * percs_wait() - it takes the packets of its trees and groups and keeps
+ * every other packet it meets, in order, for percs_recv() and
+ * percs_recv_peek(), which return the kept packets first.  The library
+ * also takes the completion entries of its trees and groups from the CQ
+ * while it waits (a tree's end, an error of one of its descriptors or
+ * sends); the others it meets are kept for percs_cq_poll(), in order.  An
+ * application that calls percs_cq_poll() itself may be handed such an
+ * entry first: the library then still notices a tree's end within about
+ * 20 ms of waiting (it asks the kernel), but a software collective whose
+ * send failed (a member window released) waits on.  Reserved tags: FIFO
+ * packets tagged %PERCS_SW_TAG_HI << 16 | ctx to a window with a group of
+ * that ctx are taken by the library; descriptors of kind %PERCS_PKT_COLL
+ * tagged with %PERCS_CAU_TAG_HI in the high byte are the library's.
+ */
+
+/* FIFO tags of software collectives: PERCS_SW_TAG_HI << 16 | group ctx. */
+#define PERCS_SW_TAG_HI		0x5357U		/* "SW" */
+/* High byte of the tags of the library's CAU descriptors. */
+#define PERCS_CAU_TAG_HI	0xcaU
+/* Default fan-out of percs_cau_shape_kary(). */
+#define PERCS_CAU_DEF_FANOUT	4
+/* Largest fan-out percs_cau_shape_kary() accepts (see there). */
+#define PERCS_CAU_MAX_FANOUT	(PERCS_CAU_MAX_CHILDREN / 2)
+
+struct percs_cau_tree;
+struct percs_sw_group;
+struct percs_coll_req;
+
+/**
+ * percs_coll_type_size() - bytes of one element of a CAU type
+ * @type: PERCS_CAU_T_*
+ * Return: 4 or 8, 0 for an unknown type.
+ */
+size_t percs_coll_type_size(unsigned int type);
+
+/**
+ * percs_coll_combine() - combine two vectors exactly as the CAU does
+ * @op: PERCS_CAU_OP_*
+ * @type: PERCS_CAU_T_*
+ * @count: elements (any number: combined 64 bytes at a time)
+ * @acc: in: the left operand; out: @acc[i] @op @in[i]
+ * @in: the right operand
+ *
+ * The firmware model's ALU, the one the kernel's CAU and the software
+ * collectives use: for references in tests and benchmarks.  For MIN and
+ * MAX of floats the first NaN (@acc's) wins; NOP zeroes @acc.
+ * Return: 0, -EINVAL for an op the type does not have (OR/AND/XOR of a
+ * float, PROD of an integer), an unknown op or type, or a NULL buffer
+ * with @count not 0.
+ */
+int percs_coll_combine(unsigned int op, unsigned int type, size_t count,
+		       void *acc, const void *in);
+
+/* ---- CAU trees ---------------------------------------------------------- */
+
+/**
+ * percs_cau_shape_kary() - the default tree shape: k-ary, supernode-aware
+ * @wins: the members' windows, one per hub; every member passes the same
+ *	array in the same order
+ * @nr: members, 1 .. %PERCS_CAU_MAX_MEMBERS
+ * @root: index in @wins of the root (where a reduce's result lands)
+ * @fanout: children per node within a supernode and between supernodes,
+ *	1 .. %PERCS_CAU_MAX_FANOUT; 0 means %PERCS_CAU_DEF_FANOUT
+ * @topo: percs_hfi_info() of any HFI of the system (only
+ *	@topo->hubs_per_supernode is used), or NULL to ignore supernodes
+ * @members: out: @nr entries, ready for percs_cau_tree_create()
+ *
+ * Members are grouped by supernode (hub / hubs_per_supernode), each group
+ * in the order of @wins with the root's group first and the root first in
+ * it.  Each group is a @fanout-ary tree (heap order) below its first
+ * member; those group heads form a @fanout-ary tree below the root.  So a
+ * subtree stays inside one supernode (no D link) except for the group
+ * heads' edges, at most one D-link crossing per supernode; a group head
+ * has at most 2 x @fanout children (<= %PERCS_CAU_MAX_CHILDREN).  The same
+ * arguments give the same shape on every member.
+ * Return: 0; -EINVAL for a NULL pointer, @nr 0 or too big, @root >= @nr, a
+ * bad @fanout or a non-zero reserved byte in @wins; -EEXIST when two
+ * members are on one hub.
+ */
+int percs_cau_shape_kary(const struct percs_addr *wins, unsigned int nr,
+			 unsigned int root, unsigned int fanout,
+			 const struct percs_hfi_info *topo,
+			 struct percs_cau_member *members);
+
+/**
+ * percs_cau_shape_parents() - an explicit tree shape
+ * @wins: the members' windows, one per hub
+ * @parents: @nr parent indices into @wins, %PERCS_CAU_ROOT for the root
+ * @nr: members
+ * @members: out: @nr entries
+ *
+ * Return: as percs_cau_shape_check() (the shape is checked), 0 for a good
+ * one; -EINVAL for a NULL pointer.
+ */
+int percs_cau_shape_parents(const struct percs_addr *wins,
+			    const uint32_t *parents, unsigned int nr,
+			    struct percs_cau_member *members);
+
+/**
+ * percs_cau_shape_check() - check a tree shape as the kernel will
+ * @members: @nr members (window, parent index)
+ * @nr: members
+ *
+ * The checks of PERCS_IOC_CAU_CREATE that need no kernel, in its order.
+ * Return: the depth (edges from the root to the deepest member: 0 for a
+ * single member); -EINVAL for @nr 0 or above %PERCS_CAU_MAX_MEMBERS, a
+ * non-zero reserved field, no root or several, a parent out of range;
+ * -ELOOP for a cycle; -E2BIG for a member with more than
+ * %PERCS_CAU_MAX_CHILDREN children; -EEXIST for two members on one hub.
+ */
+int percs_cau_shape_check(const struct percs_cau_member *members,
+			  unsigned int nr);
+
+/**
+ * percs_cau_tree_create() - create a CAU tree and join it
+ * @w: this member's window (one of @members)
+ * @members: every member and its parent (percs_cau_shape_*())
+ * @nr: members
+ * @flags: PERCS_CAU_F_ORDERED or 0
+ * @out: the tree handle
+ *
+ * PERCS_IOC_CAU_CREATE.  Pass percs_cau_tree_id() to the other members
+ * (like an rkey); each joins with percs_cau_tree_join() and the same
+ * @members, @nr and @flags.  Collectives may be started at once: the
+ * kernel combines an operation once every member has joined and posted
+ * it.
+ * Return: 0; -EINVAL for a NULL pointer, unknown @flags or a bad shape
+ * (percs_cau_shape_check()'s errors: -ELOOP, -E2BIG, -EEXIST too); -EPERM
+ * when @w is not in @members; -ENOSPC when a hub's CAU has no free entry
+ * or the window already has 255 library trees; the kernel's -errno
+ * (Documentation/uapi.rst, "Collective trees"); -ENOMEM.
+ */
+int percs_cau_tree_create(struct percs_window *w,
+			  const struct percs_cau_member *members,
+			  unsigned int nr, unsigned int flags,
+			  struct percs_cau_tree **out);
+
+/**
+ * percs_cau_tree_join() - join a tree another member created
+ * @w: this member's window
+ * @id: the tree id the creator passed on
+ * @members: the creator's @members
+ * @nr: their number
+ * @flags: the creator's flags
+ * @out: the tree handle
+ *
+ * PERCS_IOC_CAU_JOIN.  @members gives this member its index, the root and
+ * the member count (the kernel checks that @w is a member of @id, not
+ * that the arrays are equal).
+ * Return: 0; -ENOENT no such tree (or it ended); -EPERM @w is not its
+ * member (or not in @members); -EALREADY @w joined it before; -EINVAL,
+ * -ELOOP, -E2BIG, -EEXIST for a bad shape; -ENOMEM.
+ */
+int percs_cau_tree_join(struct percs_window *w, uint32_t id,
+			const struct percs_cau_member *members,
+			unsigned int nr, unsigned int flags,
+			struct percs_cau_tree **out);
+
+/**
+ * percs_cau_tree_destroy() - end a tree and free its handle
+ * @t: the tree (may be NULL)
+ *
+ * PERCS_IOC_CAU_DESTROY: the tree ends for every member (the others'
+ * running collectives on it end with -ECONNRESET); this member's running
+ * requests on it end with -ECONNRESET too (they must still be freed).
+ * Every member calls it to free its handle; a tree that already ended is
+ * no error.
+ * Return: 0, or the kernel's -errno (the handle is freed anyway).
+ */
+int percs_cau_tree_destroy(struct percs_cau_tree *t);
+
+/**
+ * struct percs_cau_tree_info - what percs_cau_tree_query() tells
+ * @id: the tree id
+ * @nr_members: members
+ * @me: this member's index
+ * @root: the root's index
+ * @flags: PERCS_CAU_F_*
+ * @status: 0, or -ECONNRESET once the tree has ended
+ * @ops: CAU operations this member has posted on the tree (the last
+ *	operation's number: a member's n-th descriptor is operation n)
+ * @running: requests on the tree not finished
+ * @reserved: zero
+ */
+struct percs_cau_tree_info {
+	uint32_t id;
+	uint32_t nr_members;
+	uint32_t me;
+	uint32_t root;
+	uint32_t flags;
+	int32_t status;
+	uint64_t ops;
+	uint32_t running;
+	uint32_t reserved;
+};
+
+/**
+ * percs_cau_tree_query() - describe a tree handle
+ * @t: the tree
+ * @info: filled in
+ * Return: 0, -EINVAL for a NULL pointer.
+ */
+int percs_cau_tree_query(const struct percs_cau_tree *t,
+			 struct percs_cau_tree_info *info);
+
+/** percs_cau_tree_id() - the tree's id, to pass to the other members */
+uint32_t percs_cau_tree_id(const struct percs_cau_tree *t);
+
+/*
+ * CAU collectives.  @sendbuf and @recvbuf may be the same buffer (in
+ * place), not otherwise overlapping; @count elements of @type (any
+ * number: 64 bytes per CAU operation).  Each call posts
+ * ceil(@count x size / 64) operations on the tree (one for a barrier):
+ * every member must make the same calls so that their n-th operations
+ * match.
+ *
+ * Return (blocking forms; the non-blocking ones return 0 and *@req, and
+ * the request's status comes from percs_coll_test()/percs_coll_wait()):
+ * 0; -EINVAL for a NULL argument, an op the type does not have, an
+ * unknown op or type; -ECONNRESET when the tree ended (before or during
+ * the call); -EINVAL when the members' operations disagreed (the CAU's
+ * status; the other results are still written); the -errno of a kernel
+ * completion entry for a descriptor (Documentation/uapi.rst,
+ * "Collectives"); -ENOMEM (non-blocking forms); a kick's -errno.
+ */
+
+/**
+ * percs_cau_allreduce() - every member gets the combination of all
+ * @t: the tree
+ * @sendbuf: this member's @count elements
+ * @recvbuf: the result, @count elements
+ * @count: elements
+ * @type: PERCS_CAU_T_*
+ * @op: PERCS_CAU_OP_*
+ */
+int percs_cau_allreduce(struct percs_cau_tree *t, const void *sendbuf,
+			void *recvbuf, size_t count, unsigned int type,
+			unsigned int op);
+
+/**
+ * percs_cau_reduce() - the tree's root gets the combination of all
+ * @t: the tree
+ * @sendbuf: this member's @count elements
+ * @recvbuf: the result at the root; ignored (may be NULL) elsewhere
+ * @count: elements
+ * @type: PERCS_CAU_T_*
+ * @op: PERCS_CAU_OP_*
+ *
+ * The CAU sends the result to the root only, so a non-root member's call
+ * completes once its operations are posted (its buffer may be reused).
+ * Should the CAU report an error for one of them later (the members
+ * disagreed), the next call on this tree that finishes without an error
+ * of its own returns it.
+ */
+int percs_cau_reduce(struct percs_cau_tree *t, const void *sendbuf,
+		     void *recvbuf, size_t count, unsigned int type,
+		     unsigned int op);
+
+/**
+ * percs_cau_bcast() - @root's @len bytes to every member
+ * @t: the tree
+ * @root: index of the origin member (any member, not only the tree's root)
+ * @buf: the data at @root, the result elsewhere
+ * @len: bytes (any number)
+ *
+ * The CAU's own multicast (%PERCS_COLL_MCAST) is not executed by the
+ * kernel yet: this version is built on allreduce (OR of 64-bit words, the
+ * origin contributing its bytes and every other member zeros), so every
+ * member takes part, one CAU operation per 64 bytes.  The call and its
+ * semantics stay when the CAU's multicast lands.
+ */
+int percs_cau_bcast(struct percs_cau_tree *t, unsigned int root, void *buf,
+		    size_t len);
+
+/**
+ * percs_cau_barrier() - return once every member has entered
+ * @t: the tree
+ */
+int percs_cau_barrier(struct percs_cau_tree *t);
+
+/** percs_cau_iallreduce() - percs_cau_allreduce(), non-blocking */
+int percs_cau_iallreduce(struct percs_cau_tree *t, const void *sendbuf,
+			 void *recvbuf, size_t count, unsigned int type,
+			 unsigned int op, struct percs_coll_req **req);
+/** percs_cau_ireduce() - percs_cau_reduce(), non-blocking */
+int percs_cau_ireduce(struct percs_cau_tree *t, const void *sendbuf,
+		      void *recvbuf, size_t count, unsigned int type,
+		      unsigned int op, struct percs_coll_req **req);
+/** percs_cau_ibcast() - percs_cau_bcast(), non-blocking */
+int percs_cau_ibcast(struct percs_cau_tree *t, unsigned int root, void *buf,
+		     size_t len, struct percs_coll_req **req);
+/** percs_cau_ibarrier() - percs_cau_barrier(), non-blocking */
+int percs_cau_ibarrier(struct percs_cau_tree *t, struct percs_coll_req **req);
+
+/* ---- software collectives ------------------------------------------------ */
+
+/* Algorithms (the @algo arguments) */
+#define PERCS_SW_AUTO		0 /* the library's choice */
+#define PERCS_SW_BINOMIAL	1 /* binomial tree (allreduce: reduce + bcast) */
+#define PERCS_SW_RECDBL		2 /* recursive doubling (extra ranks folded) */
+#define PERCS_SW_RABENSEIFNER	3 /* reduce-scatter (halving) + allgather (doubling) */
+#define PERCS_SW_DISSEMINATION	4 /* barrier only: ceil(log2 n) rounds */
+
+/**
+ * percs_sw_group_create() - a group of windows for software collectives
+ * @w: this member's window (one of @members)
+ * @members: every member's window; rank = index; the same array, in the
+ *	same order, on every member
+ * @nr: members, 1 .. %PERCS_CAU_MAX_MEMBERS
+ * @ctx: the group's context, the same on every member and different from
+ *	the other groups of any member window (messages carry it in their
+ *	tag, %PERCS_SW_TAG_HI << 16 | @ctx)
+ * @out: the group
+ *
+ * Nothing is sent: the group exists locally.  Messages of a collective
+ * that arrive before this member starts it are kept (the unexpected
+ * queue), also those that came before the group was created and that the
+ * library kept for percs_recv() meanwhile (they are taken back at
+ * creation; those the application received itself are lost to the
+ * group: create the group before receiving on the window).
+ * Return: 0; -EINVAL for a NULL pointer or a bad @nr; -EPERM when @w is
+ * not in @members; -EEXIST when a member is listed twice or @w has a group
+ * with @ctx; -ENOMEM.
+ */
+int percs_sw_group_create(struct percs_window *w,
+			  const struct percs_addr *members, unsigned int nr,
+			  uint16_t ctx, struct percs_sw_group **out);
+
+/**
+ * percs_sw_group_destroy() - free a group
+ * @g: the group (may be NULL)
+ * Return: 0; -EBUSY while requests on it are running (nothing freed).
+ */
+int percs_sw_group_destroy(struct percs_sw_group *g);
+
+/** percs_sw_group_rank() - this member's rank (index in @members) */
+unsigned int percs_sw_group_rank(const struct percs_sw_group *g);
+
+/*
+ * Software collectives: messages of at most 2000 data bytes (larger ones
+ * are split), each with a 16-byte header (collective number, round,
+ * offset) that matches it to its receive whatever the order of arrival.
+ * Buffers as for the CAU calls.  Algorithms:
+ *
+ * allreduce: %PERCS_SW_BINOMIAL (binomial reduce to rank 0, then binomial
+ *	broadcast), %PERCS_SW_RECDBL (recursive doubling; with n not a power
+ *	of two the first 2 x (n - 2^k) ranks fold in pairs first and unfold
+ *	at the end), %PERCS_SW_RABENSEIFNER (the same fold, reduce-scatter by
+ *	recursive halving, allgather by recursive doubling: for long
+ *	vectors); %PERCS_SW_AUTO: recursive doubling up to 2 KiB or fewer
+ *	elements than ranks, Rabenseifner above.
+ * reduce, bcast: %PERCS_SW_BINOMIAL (or %PERCS_SW_AUTO).
+ * barrier: %PERCS_SW_DISSEMINATION (%PERCS_SW_AUTO), %PERCS_SW_BINOMIAL,
+ *	%PERCS_SW_RECDBL (the allreduce schedules without data).
+ *
+ * Return (blocking forms; non-blocking ones as for the CAU): 0; -EINVAL
+ * for a NULL argument, a bad op/type, @root >= members; -EOPNOTSUPP for an
+ * algorithm the collective does not have; -EPROTO for a message that does
+ * not fit its receive (members disagreeing on count or root); a send's
+ * completion error (e.g. -ECONNREFUSED: a member's window is gone);
+ * -ENOMEM; a kick's -errno.
+ */
+
+/**
+ * percs_sw_allreduce() - every member gets the combination of all
+ * @g: the group
+ * @algo: PERCS_SW_AUTO, _BINOMIAL, _RECDBL or _RABENSEIFNER
+ * @sendbuf: this member's @count elements
+ * @recvbuf: the result
+ * @count: elements
+ * @type: PERCS_CAU_T_*
+ * @op: PERCS_CAU_OP_*
+ */
+int percs_sw_allreduce(struct percs_sw_group *g, unsigned int algo,
+		       const void *sendbuf, void *recvbuf, size_t count,
+		       unsigned int type, unsigned int op);
+
+/**
+ * percs_sw_reduce() - @root gets the combination of all
+ * @g: the group
+ * @algo: PERCS_SW_AUTO or _BINOMIAL
+ * @root: the rank that gets the result
+ * @sendbuf: this member's @count elements
+ * @recvbuf: the result at @root; ignored (may be NULL) elsewhere
+ * @count: elements
+ * @type: PERCS_CAU_T_*
+ * @op: PERCS_CAU_OP_*
+ */
+int percs_sw_reduce(struct percs_sw_group *g, unsigned int algo,
+		    unsigned int root, const void *sendbuf, void *recvbuf,
+		    size_t count, unsigned int type, unsigned int op);
+
+/**
+ * percs_sw_bcast() - @root's @len bytes to every member
+ * @g: the group
+ * @algo: PERCS_SW_AUTO or _BINOMIAL
+ * @root: the origin rank
+ * @buf: the data at @root, the result elsewhere
+ * @len: bytes
+ */
+int percs_sw_bcast(struct percs_sw_group *g, unsigned int algo,
+		   unsigned int root, void *buf, size_t len);
+
+/**
+ * percs_sw_barrier() - return once every member has entered
+ * @g: the group
+ * @algo: PERCS_SW_AUTO, _DISSEMINATION, _BINOMIAL or _RECDBL
+ */
+int percs_sw_barrier(struct percs_sw_group *g, unsigned int algo);
+
+/** percs_sw_iallreduce() - percs_sw_allreduce(), non-blocking */
+int percs_sw_iallreduce(struct percs_sw_group *g, unsigned int algo,
+			const void *sendbuf, void *recvbuf, size_t count,
+			unsigned int type, unsigned int op,
+			struct percs_coll_req **req);
+/** percs_sw_ireduce() - percs_sw_reduce(), non-blocking */
+int percs_sw_ireduce(struct percs_sw_group *g, unsigned int algo,
+		     unsigned int root, const void *sendbuf, void *recvbuf,
+		     size_t count, unsigned int type, unsigned int op,
+		     struct percs_coll_req **req);
+/** percs_sw_ibcast() - percs_sw_bcast(), non-blocking */
+int percs_sw_ibcast(struct percs_sw_group *g, unsigned int algo,
+		    unsigned int root, void *buf, size_t len,
+		    struct percs_coll_req **req);
+/** percs_sw_ibarrier() - percs_sw_barrier(), non-blocking */
+int percs_sw_ibarrier(struct percs_sw_group *g, unsigned int algo,
+		      struct percs_coll_req **req);
+
+/* ---- requests ------------------------------------------------------------ */
+
+/**
+ * percs_coll_test() - advance and check a non-blocking collective
+ * @req: the request
+ *
+ * Advances every collective of the request's window once (never sleeps).
+ * Return: -EINPROGRESS while it runs; then its status, every time: 0 or
+ * the error that ended it (see the collective).  -EINVAL for a NULL @req.
+ */
+int percs_coll_test(struct percs_coll_req *req);
+
+/**
+ * percs_coll_wait() - wait for a non-blocking collective to finish
+ * @req: the request
+ * @timeout_ms: at most this long; -1 without limit
+ *
+ * Advances the window's collectives, kicking and sleeping as described
+ * above, until the request finishes or @timeout_ms pass.
+ * Return: its status as percs_coll_test(); -EINPROGRESS when the time ran
+ * out first (it keeps running); or the -errno that stopped the waiting (a
+ * kick's, -ENOMEM; the request keeps running).
+ */
+int percs_coll_wait(struct percs_coll_req *req, int timeout_ms);
+
+/**
+ * percs_coll_req_free() - release a finished request
+ * @req: the request (may be NULL)
+ *
+ * A running collective cannot be cancelled (the other members count on
+ * this member's part): wait for it first.
+ * Return: 0, -EBUSY while it runs (nothing freed).
+ */
+int percs_coll_req_free(struct percs_coll_req *req);
+
+/**
+ * percs_coll_progress() - advance every collective of a window
+ * @w: the window
+ *
+ * For programs that overlap computation with non-blocking collectives
+ * and do not call percs_coll_test() often.  Never sleeps.
+ * Return: 0, or the -errno of a kick, of reading the FIFO or CQ (-EIO,
+ * -ENOMEM).
+ */
+int percs_coll_progress(struct percs_window *w);
 
 /**
  * percs_strerror() - describe a libpercs/completion error code
