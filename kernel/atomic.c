@@ -161,38 +161,46 @@ static int percs_amo_apply(struct percs_window *t,
 			   const struct fm_atomic_desc *d, u64 *value)
 {
 	const struct percs_atomic_ext *e = &d->ext;
-	struct percs_mr *mr[PERCS_ATOMIC_MAX_PACKED];
-	unsigned int i, n;
+	void *p[PERCS_ATOMIC_MAX_PACKED];
+	struct percs_mr *mr = NULL;
+	unsigned int i, mapped;
 	int err = 0;
 	u64 old;
-	void *p;
 
-	for (n = 0; n < e->count; n++) {
-		err = fm_atomic_check_addr(d->ops[n].addr, e->width);
+	/*
+	 * One registration for all: looked up (rights, the first operand's
+	 * range) once; every operand checked and mapped before any applies.
+	 */
+	for (mapped = 0; mapped < e->count; mapped++) {
+		err = fm_atomic_check_addr(d->ops[mapped].addr, e->width);
 		if (err)
 			break;
-		mr[n] = percs_mr_get(t, e->handle, d->ops[n].addr, e->width,
-				     PERCS_ACCESS_REMOTE_ATOMIC);
-		if (IS_ERR(mr[n])) {
-			err = PTR_ERR(mr[n]);
+		if (!mr) {
+			mr = percs_mr_get(t, e->handle, d->ops[0].addr,
+					  e->width, PERCS_ACCESS_REMOTE_ATOMIC);
+			if (IS_ERR(mr)) {
+				err = PTR_ERR(mr);
+				mr = NULL;
+				break;
+			}
+		}
+		p[mapped] = percs_mr_map_operand(mr, d->ops[mapped].addr,
+						 e->width);
+		if (IS_ERR(p[mapped])) {
+			err = PTR_ERR(p[mapped]);
 			break;
 		}
 	}
-	for (i = 0; !err && i < n; i++) {
-		p = percs_mr_map_operand(mr[i], d->ops[i].addr, e->width);
-		/* Checked by percs_mr_get() and fm_atomic_check_addr(). */
-		if (WARN_ON_ONCE(IS_ERR(p))) {
-			err = PTR_ERR(p);
-			break;
-		}
-		old = percs_amo_rmw(p, e->width, e->op, d->ops[i].operand,
+	for (i = 0; !err && i < mapped; i++) {
+		old = percs_amo_rmw(p[i], e->width, e->op, d->ops[i].operand,
 				    d->compare);
-		percs_mr_unmap_operand(p);
 		if (!i)
 			*value = old;	/* only single ops fetch */
 	}
-	for (i = 0; i < n; i++)
-		percs_mr_put(mr[i]);
+	while (mapped--)
+		percs_mr_unmap_operand(p[mapped]);
+	if (mr)
+		percs_mr_put(mr);
 	return err;
 }
 
