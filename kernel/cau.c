@@ -257,6 +257,14 @@ static struct percs_cau_tree *percs_cau_find(struct percs_window *w, u32 id,
 	return *me < 0 ? ERR_PTR(-EPERM) : t;
 }
 
+/* Engine passes read @joined under the tree's lock. */
+static void percs_cau_set_joined(struct percs_cau_tree *t, int me)
+{
+	spin_lock(&t->lock);
+	t->node[me].joined = true;
+	spin_unlock(&t->lock);
+}
+
 /**
  * percs_cau_join() - PERCS_IOC_CAU_JOIN
  * @w: the calling window
@@ -281,7 +289,7 @@ int percs_cau_join(struct percs_window *w, const struct percs_cau_tree_op *req)
 	else if (t->node[me].joined)
 		err = -EALREADY;
 	else
-		t->node[me].joined = true;
+		percs_cau_set_joined(t, me);
 	mutex_unlock(&pd->cau.lock);
 	return err;
 }
