@@ -273,6 +273,7 @@ int pt_read_live(struct pt_live *live)
 	live->windows = live->windows_reserved = live->mappings = -1;
 	live->blocked_senders = live->job_keys = -1;
 	live->packets_in_flight = live->atomics_outstanding = -1;
+	live->cau_trees = -1;
 	f = fopen(PT_DEBUGFS_LIVE, "re");
 	if (!f)
 		return -errno;
@@ -291,6 +292,8 @@ int pt_read_live(struct pt_live *live)
 			live->packets_in_flight = val;
 		else if (!strcmp(name, "atomics_outstanding"))
 			live->atomics_outstanding = val;
+		else if (!strcmp(name, "cau_trees"))
+			live->cau_trees = val;
 	}
 	fclose(f);
 	return 0;
@@ -300,7 +303,7 @@ bool pt_live_is_zero(const struct pt_live *l)
 {
 	return !l->windows && !l->windows_reserved && !l->mappings &&
 	       !l->blocked_senders && !l->job_keys && !l->packets_in_flight &&
-	       !l->atomics_outstanding;
+	       !l->atomics_outstanding && !l->cau_trees;
 }
 
 int pt_wait_live_zero(struct pt_live *live, int timeout_ms)
@@ -515,6 +518,83 @@ int pt_read_atomic_stats(struct pt_atomic_stats *s)
 	return 0;
 }
 
+int pt_cau_read(char *buf, size_t cap)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	if (!cap)
+		return -EINVAL;
+	fd = open(PT_DEBUGFS_CAU, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < cap - 1) {
+		n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			buf[len] = '\0';
+			return (int)n;
+		}
+		if (!n)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return (int)len;
+}
+
+long pt_cau_entries(void)
+{
+	long val = -ENOENT;
+	char line[256];
+	FILE *f;
+
+	f = fopen(PT_DEBUGFS_CAU, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "entries %ld", &val) == 1)
+			break;
+	fclose(f);
+	return val;
+}
+
+long pt_cau_hub_used(unsigned int hub)
+{
+	unsigned int h;
+	char line[256];
+	long val = 0, u;
+	FILE *f;
+
+	f = fopen(PT_DEBUGFS_CAU, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "hub %u used %ld", &h, &u) == 2 && h == hub)
+			val = u;
+	fclose(f);
+	return val;
+}
+
+long pt_nr_hubs(void)
+{
+	struct dirent *e;
+	long n = 0;
+	DIR *d;
+
+	d = opendir(PT_SYSFS_DIR);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "percs-hfi", 9))
+			n++;
+	closedir(d);
+	return n / 2;
+}
+
 /*
  * The sum over every link of one column of isr/links, found by its name
  * in the header line.  Return: the sum, or -errno (-ENOENT: no such
@@ -626,7 +706,8 @@ static bool pt_snap_eq(const struct pt_snap *a, const struct pt_snap *b)
 	       a->live.mappings == b->live.mappings &&
 	       a->live.blocked_senders == b->live.blocked_senders &&
 	       a->live.job_keys == b->live.job_keys &&
-	       a->live.atomics_outstanding == b->live.atomics_outstanding;
+	       a->live.atomics_outstanding == b->live.atomics_outstanding &&
+	       a->live.cau_trees == b->live.cau_trees;
 }
 
 bool pt_snap_back(const struct pt_snap *want, struct pt_snap *now,

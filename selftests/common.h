@@ -41,6 +41,9 @@
  *                                    the same in two halves, so that the
  *                                    parent works while the children run
  *   pt_read_atomic_stats(&s)         /sys/kernel/debug/percs/atomic
+ *   pt_cau_read(buf, cap)            /sys/kernel/debug/percs/cau as text
+ *   pt_cau_entries(), pt_cau_hub_used(hub)  its "entries" and "hub N used"
+ *   pt_nr_hubs()                     hubs of the system (sysfs)
  *   pt_isr_links_sum(column)         a column of isr/links, summed
  *   pt_fill(buf, len, seed), pt_checksum(buf, len)  payload patterns
  *   pt_snap_take(&s), pt_snap_back(&want, &now, ms)
@@ -79,6 +82,7 @@
 #define PT_DEBUGFS_LIVE	"/sys/kernel/debug/percs/live"
 #define PT_ISR_DIR	"/sys/kernel/debug/percs/isr/"
 #define PT_DEBUGFS_ATOMIC "/sys/kernel/debug/percs/atomic"
+#define PT_DEBUGFS_CAU	"/sys/kernel/debug/percs/cau"
 #define PT_TIMEOUT_MS	5000	/* default deadline of one wait */
 
 /** struct pt_live - /sys/kernel/debug/percs/live (-1: line missing) */
@@ -90,6 +94,7 @@ struct pt_live {
 	long job_keys;
 	long packets_in_flight;
 	long atomics_outstanding;
+	long cau_trees;
 };
 
 /**
@@ -185,6 +190,19 @@ struct pt_atomic_stats {
 };
 
 int pt_read_atomic_stats(struct pt_atomic_stats *s);
+
+/*
+ * The CAUs (debugfs percs/cau, percs_cau_show()): "entries PER_HUB", a
+ * "hub N used U" line per hub with an entry taken, then the trees.
+ * pt_cau_read() returns the text's length or -errno (NUL-terminated,
+ * truncated to @cap - 1); pt_cau_entries() the entries per hub and
+ * pt_cau_hub_used() a hub's entries taken (0: no line), or -errno.
+ */
+int pt_cau_read(char *buf, size_t cap);
+long pt_cau_entries(void);
+long pt_cau_hub_used(unsigned int hub);
+/** pt_nr_hubs() - hubs of the system (HFI devices / 2), or -errno */
+long pt_nr_hubs(void);
 long pt_isr_links_sum(const char *column);
 
 void pt_fill(void *buf, size_t len, uint64_t seed);
@@ -204,11 +222,11 @@ uint64_t pt_checksum(const void *buf, size_t len);
 	if (__r)							\
 		TH_LOG("live: windows %ld reserved %ld mappings %ld "	\
 		       "blocked %ld job_keys %ld in_flight %ld "	\
-		       "atomics %ld (%d)",				\
+		       "atomics %ld cau_trees %ld (%d)",		\
 		       __l.windows, __l.windows_reserved, __l.mappings,	\
 		       __l.blocked_senders, __l.job_keys,		\
 		       __l.packets_in_flight, __l.atomics_outstanding,	\
-		       __r);						\
+		       __l.cau_trees, __r);				\
 	ASSERT_EQ(0, __r);						\
 } while (0)
 

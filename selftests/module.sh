@@ -19,7 +19,7 @@ build=${PERCS_BUILD:-$(dirname "$here")/build}
 helper=$build/selftests/helpers/pt-helper
 cycles=${PERCS_LOAD_CYCLES:-20}
 tap=$out/module.tap
-plan=18
+plan=21
 
 n=0
 failures=0
@@ -191,6 +191,32 @@ test_topology() {
 	unload
 }
 
+# test: cau_trees at its bounds loads; the parameter and debugfs percs/cau
+# show the table size.
+test_cau_trees() {
+	local v bad=0 cau=/sys/kernel/debug/percs/cau
+	for v in 1 4096; do
+		unload
+		if ! load cau_trees=$v; then
+			diag "insmod cau_trees=$v failed"
+			bad=1
+			continue
+		fi
+		[ "$(cat /sys/module/percs/parameters/cau_trees 2>&1)" = $v ] ||
+			{ diag "cau_trees=$v: parameter reads $(cat /sys/module/percs/parameters/cau_trees 2>&1)"; bad=1; }
+		[ "$(head -n 1 $cau 2>&1)" = "entries $v" ] ||
+			{ diag "cau_trees=$v: $cau starts '$(head -n 1 $cau 2>&1)'"; bad=1; }
+		[ "$(wc -l < $cau)" = 1 ] ||
+			{ diag "cau_trees=$v: $cau has more than its entries line"; bad=1; }
+	done
+	unload
+	if [ $bad = 0 ]; then
+		ok "cau_trees=1 and cau_trees=4096 load; percs/cau shows the table size"
+	else
+		not_ok "cau_trees=1 and cau_trees=4096 load; percs/cau shows the table size"
+	fi
+}
+
 test_cycles() {
 	local i bad=0
 	unload
@@ -239,6 +265,9 @@ test_bad_param "topology=3x4 supernodes=3" \
 	"topology=3x4: give a topology spec or supernodes= and hubs_per_supernode=, not both"
 test_bad_param "windows_per_hfi=0" "windows_per_hfi=0: must be 1..4096"
 test_bad_param "windows_per_hfi=5000" "windows_per_hfi=5000: must be 1..4096"
+test_bad_param "cau_trees=0" "cau_trees=0: must be 1..4096"
+test_bad_param "cau_trees=5000" "cau_trees=5000: must be 1..4096"
+test_cau_trees
 test_topology
 test_cycles
 
