@@ -102,6 +102,30 @@ static int percs_cau_check_shape(struct percs_cau_tree *t,
 	return 0;
 }
 
+/*
+ * Every member window still there, under the lock: a member released
+ * after its check in percs_cau_check_window() but before the tree is
+ * published would never end the tree (its release has looked already).
+ * A release that comes later finds the tree and ends it.
+ */
+static int percs_cau_members_live(struct percs_dev *pd,
+				  const struct percs_cau_tree *t)
+{
+	struct percs_window *w;
+	unsigned int i;
+	int err = 0;
+
+	lockdep_assert_held(&pd->cau.lock);
+	rcu_read_lock();
+	for (i = 0; !err && i < t->nr; i++) {
+		w = percs_window_lookup_gid_rcu(pd, t->node[i].gid);
+		if (!w || w->inst != t->node[i].inst)
+			err = -ECONNREFUSED;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
 /* Take an entry on every member hub's CAU, or none: -ENOSPC. */
 static int percs_cau_take_entries(struct percs_dev *pd,
 				  const struct percs_cau_tree *t)
@@ -212,7 +236,9 @@ int percs_cau_create(struct percs_window *w, struct percs_cau_create *req,
 	t->node[me].joined = true;
 
 	mutex_lock(&pd->cau.lock);
-	err = percs_cau_take_entries(pd, t);
+	err = percs_cau_members_live(pd, t);
+	if (!err)
+		err = percs_cau_take_entries(pd, t);
 	if (!err) {
 		err = xa_alloc_cyclic(&pd->cau.trees, &id, t, xa_limit_32b,
 				      &pd->cau.next_id, GFP_KERNEL);
@@ -223,16 +249,21 @@ int percs_cau_create(struct percs_window *w, struct percs_cau_create *req,
 			err = 0;
 			t->id = id;
 			req->tree = id;
-			/* The answer first: a failure leaves no tree. */
-			if (copy_to_user(&ureq->tree, &req->tree,
-					 sizeof(req->tree))) {
-				percs_cau_end(pd, t, -2);
-				err = -EFAULT;
-			}
-			t = NULL;
 		}
 	}
 	mutex_unlock(&pd->cau.lock);
+	if (!err) {
+		/* Not under the lock: the copy may fault and wait. */
+		if (copy_to_user(&ureq->tree, &req->tree, sizeof(req->tree))) {
+			/* Nobody knew the id: end it quietly, if still there. */
+			mutex_lock(&pd->cau.lock);
+			if (xa_load(&pd->cau.trees, id) == t)
+				percs_cau_end(pd, t, -2);
+			mutex_unlock(&pd->cau.lock);
+			err = -EFAULT;
+		}
+		t = NULL;
+	}
 out:
 	if (t && t->ring)
 		percs_coll_tree_fini(t);
@@ -355,10 +386,9 @@ unsigned int percs_cau_count(struct percs_dev *pd)
 	unsigned int n = 0;
 	unsigned long id;
 
-	mutex_lock(&pd->cau.lock);
+	/* The xarray's own RCU walk: a snapshot, without the set-up mutex. */
 	xa_for_each(&pd->cau.trees, id, t)
 		n++;
-	mutex_unlock(&pd->cau.lock);
 	return n;
 }
 

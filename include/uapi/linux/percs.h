@@ -742,7 +742,7 @@ struct percs_mr_deregister {
  * operations in progress end with that status.
  */
 #define PERCS_CAU_MAX_MEMBERS	1024	/* one per hub at most */
-#define PERCS_CAU_MAX_CHILDREN	64	/* inputs of one CAU: children + its window */
+#define PERCS_CAU_MAX_CHILDREN	64	/* children of one member (its CAU has one more input: its window) */
 #define PERCS_CAU_ROOT		0xffffffffU /* percs_cau_member.parent of the root */
 /* Operations of one member in flight on one tree (not finished at its node). */
 #define PERCS_CAU_MAX_INFLIGHT	16
