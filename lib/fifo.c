@@ -6,8 +6,16 @@
  * positions.  A packet never wraps: when it does not fit before the end of
  * the ring, a PERCS_PKT_PAD entry fills the rest and the packet starts at
  * unit 0.
+ *
+ * The library's collectives share the receive FIFO with the application:
+ * wherever it is read, their packets (results of the library's CAU trees,
+ * messages of its software groups) are handed to them (lp_coll_claim())
+ * and never returned; the others that the library meets while it waits
+ * for its own are kept in the receive stash, in order, which percs_recv()
+ * and percs_recv_peek() empty first.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -184,9 +192,11 @@ size_t percs_send_space(const struct percs_window *w)
 }
 
 /*
- * The entry at the receive head, pad entries skipped (and consumed).
+ * The entry at the receive head, pad entries skipped (and consumed), and
+ * so are the packets of the library's collectives (handed to them).
  * Return: 0 and *@out, -EAGAIN if the FIFO is empty, -EIO if the HFI
- * published an index or an entry that cannot be right.
+ * published an index or an entry that cannot be right, -ENOMEM if a
+ * collective could not keep its packet (left in the FIFO).
  */
 static int rq_next(struct percs_window *w, const struct percs_pkt_hdr **out)
 {
@@ -223,6 +233,16 @@ static int rq_next(struct percs_window *w, const struct percs_pkt_hdr **out)
 		if (lp_unlikely(len > PERCS_MAX_PAYLOAD || n > to_end ||
 				n > avail))
 			return -EIO;
+		if (lp_unlikely(w->coll != NULL)) {
+			int r = lp_coll_claim(w, h);
+
+			if (r < 0)
+				return r;
+			if (r) {
+				q->head += n;
+				continue;
+			}
+		}
 		q->peeked = n;
 		*out = h;
 		return 0;
@@ -233,18 +253,123 @@ bool lp_recv_pending(struct percs_window *w)
 {
 	const struct percs_pkt_hdr *h;
 
-	return rq_next(w, &h) == 0;
+	return w->rstash.count || rq_next(w, &h) == 0;
+}
+
+/* ---- the receive stash ---------------------------------------------------- */
+
+static int rstash_push(struct percs_window *w, const struct percs_pkt_hdr *h)
+{
+	struct lp_rstash *st = &w->rstash;
+	struct lp_rstash_ent *e = malloc(sizeof(*e) + h->length);
+
+	if (!e)
+		return -ENOMEM;
+	e->next = NULL;
+	memcpy(&e->hdr, h, sizeof(*h) + h->length);
+	if (st->tail)
+		st->tail->next = e;
+	else
+		st->head = e;
+	st->tail = e;
+	st->count++;
+	return 0;
+}
+
+static void rstash_pop(struct lp_rstash *st)
+{
+	struct lp_rstash_ent *e = st->head;
+
+	st->head = e->next;
+	if (!st->head)
+		st->tail = NULL;
+	st->count--;
+	st->peeked = false;
+	free(e);
+}
+
+void lp_rstash_release(struct percs_window *w)
+{
+	while (w->rstash.head)
+		rstash_pop(&w->rstash);
+}
+
+/*
+ * Unlink and return the first kept packet that @match accepts (the caller
+ * frees it), or NULL.  For a group created after its first messages came.
+ */
+struct lp_rstash_ent *lp_rstash_take(struct percs_window *w,
+		bool (*match)(const struct percs_pkt_hdr *h, void *arg),
+		void *arg)
+{
+	struct lp_rstash *st = &w->rstash;
+	struct lp_rstash_ent **pp, *prev = NULL;
+
+	for (pp = &st->head; *pp; prev = *pp, pp = &(*pp)->next) {
+		struct lp_rstash_ent *e = *pp;
+
+		if (!match(&e->hdr, arg))
+			continue;
+		*pp = e->next;
+		if (st->tail == e)
+			st->tail = prev;
+		st->count--;
+		st->peeked = false;
+		return e;
+	}
+	return NULL;
+}
+
+/* Hand back consumed receive space as percs_recv() does. */
+static void rq_credit_lazy(struct percs_window *w)
+{
+	struct lp_rq *q = &w->rq;
+
+	if (q->head - q->credited >= q->batch ||
+	    (lp_load_relaxed(&w->status->flags) & PERCS_STATUS_SENDERS_WAIT) ||
+	    (q->head != q->credited &&
+	     q->head == lp_load_acquire(&w->status->recv_tail)))
+		percs_recv_credit(w);
+}
+
+/*
+ * Empty the receive FIFO: the collectives' packets go to them, every other
+ * one to the stash.  Credits are returned as percs_recv() does, and when
+ * the FIFO is empty.  Return: packets stashed, or -errno (-EIO, -ENOMEM).
+ */
+int lp_recv_drain(struct percs_window *w)
+{
+	const struct percs_pkt_hdr *h;
+	int n = 0, ret;
+
+	while ((ret = rq_next(w, &h)) == 0) {
+		ret = rstash_push(w, h);
+		if (ret)
+			break;
+		percs_recv_consume(w);
+		n++;
+	}
+	rq_credit_lazy(w);
+	return ret == -EAGAIN ? n : ret;
 }
 
 const struct percs_pkt_hdr *percs_recv_peek(struct percs_window *w)
 {
 	const struct percs_pkt_hdr *h;
 
+	if (w->rstash.head) {
+		w->rstash.peeked = true;
+		return &w->rstash.head->hdr;
+	}
 	return rq_next(w, &h) ? NULL : h;
 }
 
 void percs_recv_consume(struct percs_window *w)
 {
+	if (w->rstash.peeked) {
+		rstash_pop(&w->rstash);
+		return;
+	}
 	w->rq.head += w->rq.peeked;
 	w->rq.peeked = 0;
 }
@@ -274,6 +399,18 @@ int percs_recv(struct percs_window *w, struct percs_pkt_hdr *hdr, void *buf,
 	uint16_t len;
 	int ret;
 
+	if (w->rstash.head) {
+		h = &w->rstash.head->hdr;
+		len = h->length;
+		if (len > cap)
+			return -EMSGSIZE;
+		if (hdr)
+			memcpy(hdr, h, sizeof(*hdr));
+		if (len)
+			memcpy(buf, h + 1, len);
+		rstash_pop(&w->rstash);
+		return len;
+	}
 	ret = rq_next(w, &h);
 	if (ret) {
 		/* Idle: hand back whatever we still hold. */

@@ -269,6 +269,9 @@ void percs_window_release(struct percs_window *w)
 		return;
 	/* Packed atomics not yet sent are dropped (percs_atomic_quiet() first). */
 	lp_amo_release(w);
+	/* Trees, groups, requests; the kernel ends the trees for the others. */
+	lp_coll_release(w);
+	lp_rstash_release(w);
 	lp_cq_release(w);
 	for (int i = 0; i < PERCS_REGION_MAX; i++)
 		if (w->map[i].addr)

@@ -203,6 +203,24 @@ struct lp_clock_hooks {
 	void *ctx;
 };
 
+/*
+ * Receive stash: packets the library took from the receive FIFO while it
+ * waited for its own (collective results and messages), kept in order for
+ * percs_recv() and percs_recv_peek(), which return them first.  Each entry
+ * is the header followed by its payload, as in the FIFO.
+ */
+struct lp_rstash_ent {
+	struct lp_rstash_ent *next;
+	struct percs_pkt_hdr hdr;	/* hdr.length payload bytes follow */
+};
+
+struct lp_rstash {
+	struct lp_rstash_ent *head;
+	struct lp_rstash_ent *tail;
+	uint32_t count;
+	bool peeked;		/* percs_recv_peek() returned the head */
+};
+
 /* The global clock: the page (NULL: none) and, for tests, hooks. */
 struct lp_clock {
 	const struct percs_clock *page;
@@ -226,6 +244,9 @@ struct lp_clock {
  * @kick_ctx: for the replacement kick
  * @clock: the global clock page (and the unit tests' time source)
  * @amo: the PGAS atomics' state
+ * @rstash: received packets kept for the application (struct lp_rstash)
+ * @coll: the collectives' state (coll.c), NULL until the first tree or
+ *	group
  * @map: the mappings percs_window_release() undoes (empty for test windows)
  */
 struct percs_window {
@@ -243,6 +264,8 @@ struct percs_window {
 	void *kick_ctx;
 	struct lp_clock clock;
 	struct lp_amo amo;
+	struct lp_rstash rstash;
+	struct lp_coll *coll;
 	struct {
 		void *addr;
 		size_t len;
@@ -257,6 +280,11 @@ LP_HIDDEN int lp_window_new(const struct lp_layout *l, int fd,
 
 /* fifo.c */
 LP_HIDDEN bool lp_recv_pending(struct percs_window *w);
+LP_HIDDEN int lp_recv_drain(struct percs_window *w);
+LP_HIDDEN void lp_rstash_release(struct percs_window *w);
+LP_HIDDEN struct lp_rstash_ent *lp_rstash_take(struct percs_window *w,
+		bool (*match)(const struct percs_pkt_hdr *h, void *arg),
+		void *arg);
 
 /* cq.c */
 LP_HIDDEN bool lp_cq_pending(struct percs_window *w);
@@ -284,6 +312,305 @@ static inline bool lp_cqe_is_amo(const struct percs_cqe *c)
 	return c->kind == PERCS_PKT_ATOMIC &&
 	       (uint32_t)(c->user_data >> 32) == PERCS_AMO_USER_DATA_TAG;
 }
+
+/* ---- collectives (coll*.c, cau*.c) ------------------------------------------ */
+
+#define LP_CAU_TREES	256	/* a window's library trees: tag index 1 .. 255 */
+#define LP_SW_FRAG	1984	/* data bytes of one software message packet */
+#define LP_SW_NONE	UINT32_MAX	/* no peer */
+
+/* The tag of the library's descriptor for operation @seq of tree @idx. */
+static inline uint32_t lp_cau_tag(unsigned int idx, uint64_t seq)
+{
+	return PERCS_CAU_TAG_HI << 24 | (uint32_t)idx << 16 |
+	       (uint32_t)(seq & 0xffff);
+}
+
+static inline uint32_t lp_sw_tag(uint16_t ctx)
+{
+	return PERCS_SW_TAG_HI << 16 | ctx;
+}
+
+/*
+ * The header of every software collective packet, before its data: the
+ * group's collective number, the algorithm's round (the same on every
+ * member), where the data goes in the message and the message's length.
+ */
+struct lp_sw_hdr {
+	uint32_t opseq;
+	uint16_t round;
+	uint16_t reserved;
+	uint32_t offset;
+	uint32_t total;
+};
+
+enum lp_req_kind { LP_REQ_CAU, LP_REQ_SW };
+
+/**
+ * struct lp_cau_req - a CAU collective: chunks of PERCS_CAU_PAYLOAD bytes
+ * @t: the tree
+ * @qnext: next request in the tree's queue of those still posting
+ * @src: the contribution, or NULL for zeros (a multicast's non-origin)
+ * @dst: where results go, or NULL
+ * @bytes: bytes at @src / @dst
+ * @nchunks: CAU operations in all
+ * @posted: operations posted
+ * @resolved: operations whose result came (or that expect none)
+ * @coll: PERCS_COLL_*
+ * @op: PERCS_CAU_OP_*
+ * @type: PERCS_CAU_T_*
+ * @esize: element bytes
+ * @want: result packets come to this member
+ */
+struct lp_cau_req {
+	struct percs_cau_tree *t;
+	struct percs_coll_req *qnext;
+	const uint8_t *src;
+	uint8_t *dst;
+	size_t bytes;
+	uint32_t nchunks;
+	uint32_t posted;
+	uint32_t resolved;
+	uint8_t coll;
+	uint8_t op;
+	uint8_t type;
+	uint8_t esize;
+	bool want;
+};
+
+/* What a software receive does with the data. */
+enum lp_sw_action {
+	LP_SW_COPY,	/* store it */
+	LP_SW_COMB_R,	/* buf = buf op data (the peer ranks higher) */
+	LP_SW_COMB_L,	/* buf = data op buf (the peer ranks lower) */
+};
+
+/**
+ * struct lp_sw_xfer - one message of a step, to or from one peer
+ * @buf: the data (a send's is read when composed)
+ * @len: its bytes
+ * @done: bytes composed (send) or received (receive)
+ * @peer: the peer's rank, LP_SW_NONE for no message
+ * @action: enum lp_sw_action (receives)
+ * @seen: a receive: a packet came (a 0-byte message has one)
+ */
+struct lp_sw_xfer {
+	uint8_t *buf;
+	size_t len;
+	size_t done;
+	uint32_t peer;
+	uint8_t action;
+	bool seen;
+};
+
+/* One round of an algorithm at one member: send first, then receive. */
+struct lp_sw_step {
+	uint16_t round;
+	struct lp_sw_xfer send;
+	struct lp_sw_xfer recv;
+};
+
+/**
+ * struct lp_sw_req - a software collective: its schedule
+ * @g: the group
+ * @opseq: the group's number of this collective
+ * @op: PERCS_CAU_OP_*
+ * @type: PERCS_CAU_T_*
+ * @sent: the current step's send is composed (its receive may be applied)
+ * @cur: the current step
+ * @nsteps: steps
+ * @steps: the schedule
+ * @tmp: scratch the request owns (freed when it finishes)
+ */
+struct lp_sw_req {
+	struct percs_sw_group *g;
+	uint32_t opseq;
+	uint8_t op;
+	uint8_t type;
+	bool sent;
+	uint32_t cur;
+	uint32_t nsteps;
+	struct lp_sw_step *steps;
+	uint8_t *tmp;
+};
+
+/**
+ * struct percs_coll_req - a collective in progress or finished
+ * @w: the window
+ * @prev: in the window's list of requests (struct lp_coll)
+ * @next: see @prev
+ * @kind: enum lp_req_kind
+ * @done: finished: @status is final
+ * @heap: allocated for a non-blocking call (a blocking call's is on its
+ *	stack)
+ * @status: 0 or the first error
+ * @cau: LP_REQ_CAU
+ * @sw: LP_REQ_SW
+ */
+struct percs_coll_req {
+	struct percs_window *w;
+	struct percs_coll_req *prev;
+	struct percs_coll_req *next;
+	uint8_t kind;
+	bool done;
+	bool heap;
+	int status;
+	union {
+		struct lp_cau_req cau;
+		struct lp_sw_req sw;
+	};
+};
+
+/* An operation posted on a tree that waits for its result. */
+struct lp_cau_slot {
+	uint64_t seq;			/* 0: free */
+	struct percs_coll_req *req;
+	uint32_t chunk;
+};
+
+/**
+ * struct percs_cau_tree - a window's handle of a CAU tree
+ * @w: the window
+ * @id: the kernel's tree id
+ * @idx: its index in the window's table (and in descriptor tags)
+ * @nr: members
+ * @me: this member's index
+ * @root: the root's index
+ * @flags: PERCS_CAU_F_*
+ * @err: 0, or -ECONNRESET once the tree ended
+ * @late_err: a status that came for an operation already finished here
+ *	(a non-root's reduce), for the next call that finishes
+ * @posted: operations posted: the number of the last one
+ * @running: requests not finished
+ * @slot: operations waiting for their result, by number modulo 16
+ * @q_head: requests still posting, in the order they were started
+ * @q_tail: see @q_head
+ * @probe_ns: when the waits last asked the kernel whether it still exists
+ */
+struct percs_cau_tree {
+	struct percs_window *w;
+	uint32_t id;
+	unsigned int idx;
+	uint32_t nr;
+	uint32_t me;
+	uint32_t root;
+	uint32_t flags;
+	int err;
+	int late_err;
+	uint64_t posted;
+	unsigned int running;
+	struct lp_cau_slot slot[PERCS_CAU_MAX_INFLIGHT];
+	struct percs_coll_req *q_head;
+	struct percs_coll_req *q_tail;
+	uint64_t probe_ns;
+};
+
+/* A software message packet that came before its receive was current. */
+struct lp_sw_frag {
+	struct lp_sw_frag *next;
+	uint32_t src;			/* rank */
+	struct lp_sw_hdr h;
+	uint32_t len;
+	uint8_t data[];
+};
+
+/* A member: its window and rank, sorted by window for lookups. */
+struct lp_sw_member {
+	struct percs_addr a;
+	uint32_t rank;
+};
+
+/**
+ * struct percs_sw_group - a window's group for software collectives
+ * @w: the window
+ * @next: the window's next group
+ * @ctx: its context (in every message's tag)
+ * @nr: members
+ * @me: this member's rank
+ * @members: by rank
+ * @sorted: by window address
+ * @opseq: collectives started on it
+ * @running: requests not finished
+ * @unexp: messages not matched yet, in arrival order
+ * @unexp_tail: where the next one is linked
+ */
+struct percs_sw_group {
+	struct percs_window *w;
+	struct percs_sw_group *next;
+	uint16_t ctx;
+	uint32_t nr;
+	uint32_t me;
+	struct percs_addr *members;
+	struct lp_sw_member *sorted;
+	uint32_t opseq;
+	unsigned int running;
+	struct lp_sw_frag *unexp;
+	struct lp_sw_frag **unexp_tail;
+};
+
+/**
+ * struct lp_coll - a window's collectives
+ * @tree: its library trees by index (0 unused)
+ * @nr_trees: how many
+ * @groups: its software groups
+ * @head: its requests (running and finished, not freed), oldest first
+ * @tail: see @head
+ * @cq_seen: the CQ stash's count when the library last looked at it
+ */
+struct lp_coll {
+	struct percs_cau_tree *tree[LP_CAU_TREES];
+	unsigned int nr_trees;
+	struct percs_sw_group *groups;
+	struct percs_coll_req *head;
+	struct percs_coll_req *tail;
+	uint32_t cq_seen;
+};
+
+/* coll.c */
+LP_HIDDEN struct lp_coll *lp_coll_get(struct percs_window *w);
+LP_HIDDEN int lp_coll_claim(struct percs_window *w,
+			    const struct percs_pkt_hdr *h);
+LP_HIDDEN int lp_coll_progress(struct percs_window *w);
+LP_HIDDEN int lp_coll_cq(struct percs_window *w, bool all);
+LP_HIDDEN void lp_coll_release(struct percs_window *w);
+LP_HIDDEN void lp_req_start(struct percs_window *w, struct percs_coll_req *r,
+			    enum lp_req_kind kind);
+LP_HIDDEN void lp_req_finish(struct percs_coll_req *r, int status);
+LP_HIDDEN int lp_req_run(struct percs_coll_req *r,
+			 struct percs_coll_req **out);
+LP_HIDDEN uint64_t lp_now_ns(void);
+LP_HIDDEN int lp_combine(unsigned int op, unsigned int type, uint8_t *acc,
+			 const uint8_t *in, size_t bytes, bool left);
+
+/* cau.c */
+LP_HIDDEN int lp_cau_claim(struct percs_window *w,
+			   const struct percs_pkt_hdr *h);
+LP_HIDDEN bool lp_cau_cqe(struct percs_window *w, const struct percs_cqe *c);
+LP_HIDDEN int lp_cau_post(struct percs_cau_tree *t);
+LP_HIDDEN void lp_cau_check(struct percs_coll_req *r);
+
+/* cau_tree.c */
+LP_HIDDEN void lp_cau_probe(struct percs_window *w);
+LP_HIDDEN void lp_cau_tree_end(struct percs_cau_tree *t, int err);
+LP_HIDDEN struct percs_cau_tree *lp_cau_tree_by_id(struct lp_coll *c,
+						   uint32_t id);
+
+/* coll_sw.c */
+LP_HIDDEN int lp_sw_claim(struct percs_window *w,
+			  const struct percs_pkt_hdr *h);
+LP_HIDDEN bool lp_sw_cqe(struct percs_window *w, const struct percs_cqe *c);
+LP_HIDDEN int lp_sw_advance(struct percs_coll_req *r);
+LP_HIDDEN void lp_sw_group_free(struct percs_sw_group *g);
+LP_HIDDEN void lp_sw_req_fini(struct percs_coll_req *r);
+
+/* coll_sched.c: the algorithms' schedules */
+LP_HIDDEN int lp_sched_allreduce(struct lp_sw_req *s, unsigned int algo,
+				 uint8_t *acc, size_t count, size_t esize);
+LP_HIDDEN int lp_sched_reduce(struct lp_sw_req *s, unsigned int root,
+			      uint8_t *acc, size_t count, size_t esize);
+LP_HIDDEN int lp_sched_bcast(struct lp_sw_req *s, unsigned int root,
+			     uint8_t *buf, size_t len);
+LP_HIDDEN int lp_sched_barrier(struct lp_sw_req *s, unsigned int algo);
 
 /*
  * The tail of the doorbell handshake after a producer index was stored:

@@ -8,17 +8,25 @@
 #   make lib-unit-tests   $(BUILD)/results/lib.{tap,expected}
 #   make install          PREFIX=/usr/local DESTDIR=
 
-LIBPERCS_VERSION := 1.3.0
+LIBPERCS_VERSION := 1.4.0
 LIBPERCS_SONAME := libpercs.so.1
 
 LIB_OUT := $(BUILD)/lib
-LIB_SRCS := hfi.c fifo.c imm.c cq.c clock.c mr.c rdma.c atomic.c pgas.c
+LIB_SRCS := hfi.c fifo.c imm.c cq.c clock.c mr.c rdma.c atomic.c pgas.c \
+	coll.c cau.c cau_shape.c cau_tree.c coll_sw.c coll_sched.c
 LIB_HDRS := $(SRC)/lib/percs.h $(SRC)/lib/internal.h \
-	    $(SRC)/include/uapi/linux/percs.h
-LIB_CFLAGS := $(CFLAGS_COMMON) -D_FILE_OFFSET_BITS=64
-LIB_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/obj/%.o)
-LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/pic/%.o)
-LIB_SAN_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/san/%.o)
+	    $(SRC)/include/uapi/linux/percs.h \
+	    $(SRC)/firmware-model/cau.h $(SRC)/firmware-model/fm_env.h
+# The collectives combine with the firmware model's CAU ALU, the code the
+# kernel's CAU runs: firmware-model/cau.c is compiled into the library (as
+# fm_cau.o; its fm_ symbols are not exported from the shared library).
+# Note: that file is GPL-2.0, the library LGPL-2.1-or-later.
+LIB_FM_SRCS := $(SRC)/firmware-model/cau.c
+LIB_CFLAGS := $(CFLAGS_COMMON) -D_FILE_OFFSET_BITS=64 \
+	-iquote $(SRC)/firmware-model
+LIB_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/obj/%.o) $(LIB_OUT)/obj/fm_cau.o
+LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/pic/%.o) $(LIB_OUT)/pic/fm_cau.o
+LIB_SAN_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/san/%.o) $(LIB_OUT)/san/fm_cau.o
 LIB_TEST := $(LIB_OUT)/tests/lib-unit
 
 PREFIX ?= /usr/local
@@ -50,6 +58,18 @@ $(LIB_OUT)/san/%.o: $(SRC)/lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
+$(LIB_OUT)/obj/fm_cau.o: $(LIB_FM_SRCS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(LIB_OUT)/pic/fm_cau.o: $(LIB_FM_SRCS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
+
+$(LIB_OUT)/san/fm_cau.o: $(LIB_FM_SRCS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
 $(LIB_OUT)/libpercs.a: $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -76,7 +96,8 @@ $(BUILD)/man/%.7: $(SRC)/lib/man/%.7.scd
 
 # Unit tests: the ring logic against fake windows, under ASan/UBSan.  A
 # failing test shows in the TAP file and does not stop make.
-$(LIB_TEST): $(SRC)/lib/tests/lib-unit.c $(LIB_OUT)/libpercs-san.a $(LIB_HDRS)
+$(LIB_TEST): $(SRC)/lib/tests/lib-unit.c $(SRC)/lib/tests/coll-unit.c \
+	     $(LIB_OUT)/libpercs-san.a $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE -o $@ $< \
 		$(LIB_OUT)/libpercs-san.a \

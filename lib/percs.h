@@ -1189,9 +1189,12 @@ int percs_sw_ibarrier(struct percs_sw_group *g, unsigned int algo,
  * percs_coll_test() - advance and check a non-blocking collective
  * @req: the request
  *
- * Advances every collective of the request's window once (never sleeps).
+ * Advances every collective of the request's window once (never sleeps,
+ * does not kick: in kick mode the descriptors and packets it composes are
+ * triggered with a kick, percs_coll_wait() kicks while it waits).
  * Return: -EINPROGRESS while it runs; then its status, every time: 0 or
- * the error that ended it (see the collective).  -EINVAL for a NULL @req.
+ * the error that ended it (see the collective); -EINVAL for a NULL @req;
+ * the -errno of advancing (a kick's, -EIO, -ENOMEM: it keeps running).
  */
 int percs_coll_test(struct percs_coll_req *req);
 

@@ -102,6 +102,7 @@ struct fwin {
 
 static struct {
 	struct fwin *win[NWIN];
+	bool hubs;		/* window i is on hub i (for CAU trees) */
 	bool paused;		/* kicks are counted but do nothing */
 	bool threaded;		/* a thread runs the engine; kicks wake it */
 	sem_t wake;
@@ -149,6 +150,8 @@ static void post_cqe(struct fwin *f, const struct percs_pkt_hdr *h, int res,
 
 static void fake_atomic(struct fwin *f, const struct percs_pkt_hdr *h);
 static int fake_atomic_kick(void);
+static int fake_coll(struct fwin *f, const struct percs_pkt_hdr *h);
+static void fc_pump(void);
 
 /* Free receive units of @d as the HFI sees them (credits in the doorbell). */
 static uint64_t recv_free(struct fwin *d)
@@ -176,7 +179,8 @@ static int deliver(struct fwin *s, const struct percs_pkt_hdr *h)
 
 	if (h->kind > PERCS_PKT_KIND_MAX || h->kind == PERCS_PKT_PAD)
 		return -EINVAL;
-	if (h->dst.hub != 0 || h->dst.hfi != 0)
+	if ((h->dst.hub != 0 && !(H.hubs && h->dst.hub == h->dst.window)) ||
+	    h->dst.hfi != 0)
 		return -EHOSTUNREACH;
 	if (!d)
 		return -ECONNREFUSED;
@@ -264,6 +268,11 @@ static int engine_send(struct fwin *f)
 		if (h->kind == PERCS_PKT_ATOMIC) {
 			fake_atomic(f, h);
 			f->st->packets_sent++;
+		} else if (h->kind == PERCS_PKT_COLL) {
+			/* -EBUSY: its slot is busy, it waits in the FIFO. */
+			if (fake_coll(f, h) == -EBUSY)
+				break;
+			f->st->packets_sent++;
 		} else if (finish(f, h, deliver(f, h), false) == -EAGAIN) {
 			break;
 		}
@@ -326,6 +335,7 @@ static int engine_all(void)
 		r = engine_imm(f);
 		moved += r > 0 ? r : 0;
 	}
+	fc_pump();
 	return moved;
 }
 
@@ -349,6 +359,7 @@ static int fake_kick(struct percs_window *w, unsigned int flags)
 	r = fake_atomic_kick();
 	if (r)
 		return r;
+	fc_pump();
 	if (flags & PERCS_KICK_F_SEND) {
 		r = engine_send(f);
 		if (r < 0)
@@ -361,6 +372,7 @@ static int fake_kick(struct percs_window *w, unsigned int flags)
 			return r;
 		moved += r;
 	}
+	fc_pump();
 	if (flags & PERCS_KICK_F_CREDIT)
 		moved += engine_all();
 	return moved;
@@ -382,7 +394,7 @@ static struct fwin *fwin_new(uint16_t idx, uint32_t send_size,
 	struct fwin *f = calloc(1, sizeof(*f));
 	struct lp_layout l;
 
-	f->addr = (struct percs_addr){ .window = idx };
+	f->addr = (struct percs_addr){ .hub = H.hubs ? idx : 0, .window = idx };
 	f->send = zalloc(send_size);
 	f->recv = zalloc(recv_size);
 	f->db = zalloc(4096);
@@ -1629,6 +1641,8 @@ static int fake_mr_deregister(struct percs_mr_deregister *d)
 	return 0;
 }
 
+static int fake_cau_ioctl(int fd, unsigned long req, unsigned long arg);
+
 int __wrap_ioctl(int fd, unsigned long req, ...)
 {
 	unsigned long arg;
@@ -1637,6 +1651,10 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, unsigned long);
 	va_end(ap);
+	if (fd >= 0 && (req == PERCS_IOC_CAU_CREATE ||
+			req == PERCS_IOC_CAU_JOIN ||
+			req == PERCS_IOC_CAU_DESTROY))
+		return fake_cau_ioctl(fd, req, arg);
 	if (fd >= 0 && fd == R.hfi_fd && req == PERCS_IOC_WINDOW_RESERVE)
 		return fake_reserve((struct percs_window_reserve *)arg);
 	if (fd >= 0 && fd == R.win_fd && req == PERCS_IOC_MR_REGISTER)
@@ -3801,6 +3819,9 @@ static void test_amo_threaded_poll_mode(void)
 	sem_destroy(&H.wake);
 }
 
+/* The collectives' tests and their fake CAU use the fake HFI above. */
+#include "coll-unit.c"
+
 /* ---- runner ----------------------------------------------------------------- */
 
 static const struct {
@@ -3857,6 +3878,21 @@ static const struct {
 	{ "amo: blocking waits kick until the completion comes; kick errors end them", test_amo_wait_kicks },
 	{ "amo: CQ overflow: -EOVERFLOW after lost_ms, no hang, late entry ignored", test_amo_cq_overflow_lost },
 	{ "amo: threaded: fetch-adds and quiet through a polling engine", test_amo_threaded_poll_mode },
+	{ "cau: k-ary shape: one parent each, fan-out, depth, supernodes kept together, same on every member", test_cau_shape_kary },
+	{ "cau: explicit shape and the kernel's checks in order (-EINVAL, -ELOOP, -E2BIG, -EEXIST)", test_cau_shape_explicit },
+	{ "cau: allreduce every op x type, 64-byte chunks, 16 in flight, in place", test_cau_allreduce },
+	{ "cau: results held back then written newest first: matched by seq", test_cau_seq_matching },
+	{ "cau: other packets and CQEs met while waiting come back in order", test_cau_recv_stash },
+	{ "cau: errors: op status, disagreement, tree end (CQE and probe), descriptor error, -EBUSY, arguments", test_cau_errors },
+	{ "cau: reduce at the root, non-roots done at post, late error to the next call", test_cau_reduce },
+	{ "cau: bcast on allreduce: any length, any origin", test_cau_bcast },
+	{ "cau: many requests in flight, barriers among them, small FIFOs", test_cau_many_requests },
+	{ "sw: allreduce binomial, recursive doubling, Rabenseifner on 1-11 ranks, exact, same bits everywhere", test_sw_allreduce },
+	{ "sw: reduce and bcast from every root, barriers of every algorithm", test_sw_reduce_bcast_barrier },
+	{ "sw: concurrent collectives on two groups, a late rank, a group created after its messages came", test_sw_concurrent_and_late },
+	{ "sw: group and argument errors, -EPROTO, a member window gone", test_sw_errors },
+	{ "coll: percs_coll_combine() is the CAU's ALU", test_coll_combine },
+	{ "coll: threaded ranks with blocking CAU and software calls through a polling engine", test_coll_threaded_poll_mode },
 };
 
 #define NTESTS ((int)(sizeof(tests) / sizeof(tests[0])))
