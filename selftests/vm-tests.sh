@@ -65,7 +65,7 @@ kasan | kcsan)
 	# polling threads, releases under traffic, load/unload), not the
 	# single-threaded input checks, which KASAN covers.
 	if [ "$flavor" = kcsan ] && [ -z "${PERCS_SELFTESTS:-}" ]; then
-		vm_args+=(--env "PERCS_SELFTESTS=atomic clock engine faults fifo imm isr nmmu races rdma reorder storm xproc module")
+		vm_args+=(--env "PERCS_SELFTESTS=atomic clock coll engine faults fifo imm isr nmmu races rdma reorder storm xproc module")
 	fi
 	;;
 *)
