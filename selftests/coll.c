@@ -806,16 +806,24 @@ struct pool {
 	uint32_t key;
 };
 
-static int pool_open(struct pool *p, unsigned int n, uint32_t rx)
+/* @poll: a bit per member whose window is in poll mode. */
+static int pool_open_poll(struct pool *p, unsigned int n, uint32_t rx,
+			  uint32_t poll)
 {
 	int ret = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->key = pt_new_key();
 	for (unsigned int i = 0; !ret && i < n; i++, p->n++)
-		ret = mem_open(&p->m[i], (5 * i) % NEED_HUBS, i & 1, p->key,
-			       rx);
+		ret = mem_open_flags(&p->m[i], (5 * i) % NEED_HUBS, i & 1,
+				     p->key, rx, poll & (1U << i) ?
+				     PERCS_WINDOW_F_POLL : 0);
 	return ret;
+}
+
+static int pool_open(struct pool *p, unsigned int n, uint32_t rx)
+{
+	return pool_open_poll(p, n, rx, 0);
 }
 
 static void pool_close(struct pool *p)
@@ -970,7 +978,7 @@ static unsigned int sweep(struct __test_metadata *_metadata, struct tree *t,
 /*
  * Every op x type x count on four trees: unordered binary of 7 (every
  * count), ordered with the root in the middle of the member array,
- * ordered star of 16, unordered chain of 5.  Ordered trees get random
+ * ordered star of 16, unordered chain of 16 rooted at its last member.  Ordered trees get random
  * floats (the reference follows the CAU's fixed order bit for bit).
  */
 TEST_F_TIMEOUT(coll, every_op_type_count, 180)
@@ -986,7 +994,9 @@ TEST_F_TIMEOUT(coll, every_op_type_count, 180)
 		  .parent = { ROOT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 			      0, 0 },
 		  .flags = PERCS_CAU_F_ORDERED },
-		{ .name = "chain5", .n = 5, .parent = { 4, 0, 1, 2, ROOT } },
+		{ .name = "chain16", .n = 16,
+		  .parent = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+			      15, ROOT } },
 	};
 	const bool full = pt_scale(100) == 100;
 	unsigned int ops = 0, failed = 0;
@@ -1045,6 +1055,7 @@ TEST_F_TIMEOUT(coll, single_member_tree, 60)
 struct job {
 	unsigned int n;
 	uint32_t key, flags, rx;
+	uint32_t poll;		/* a bit per member: poll-mode window */
 	uint32_t parent[MAXM];
 	unsigned int hub[MAXM];
 	int (*body)(struct job *j, unsigned int idx, struct mem *m);
@@ -1084,7 +1095,8 @@ static int job_child(int idx, void *arg)
 	uint32_t tree;
 	int ret;
 
-	ret = mem_open(&m, j->hub[idx], 0, j->key, j->rx);
+	ret = mem_open_flags(&m, j->hub[idx], 0, j->key, j->rx,
+			     j->poll & (1U << idx) ? PERCS_WINDOW_F_POLL : 0);
 	if (ret)
 		goto fail;
 	j->addr[idx] = m.a;
@@ -1305,9 +1317,9 @@ TEST_F_TIMEOUT(coll, ordered_float_sum_bit_identical, 240)
  * finish; member 0's 17th stays in its send FIFO (no entry, send_head
  * still) until the fifth member's posts let operation 1 finish; then it
  * is taken without a kick.  Every member gets results 1..17, matched by
- * seq.
+ * seq.  @poll: members 0 and 3 have poll-mode windows.
  */
-TEST_F_TIMEOUT(coll, sixteen_in_flight_seventeenth_waits, 60)
+static void pipeline(struct __test_metadata *_metadata, bool poll)
 {
 	struct pool p;
 	struct tree t = { .name = "pipeline", .n = 5,
@@ -1320,8 +1332,8 @@ TEST_F_TIMEOUT(coll, sixteen_in_flight_seventeenth_waits, 60)
 	struct desc d;
 	unsigned int i, k;
 
-	SKIPPED();
-	ASSERT_EQ(0, pool_open(&p, 5, PERCS_FIFO_DEF_SIZE));
+	ASSERT_EQ(0, pool_open_poll(&p, 5, PERCS_FIFO_DEF_SIZE,
+				    poll ? 1U << 0 | 1U << 3 : 0));
 	for (i = 0; i < t.n; i++)
 		t.m[i] = &p.m[i];
 	t.key = p.key;
@@ -1394,6 +1406,70 @@ TEST_F_TIMEOUT(coll, sixteen_in_flight_seventeenth_waits, 60)
 			EXPECT_EQ(1, got[i][k]);
 		}
 		EXPECT_TRUE(res_none(t.m[i]->w, QUIET_MS));
+	}
+	EXPECT_EQ(0, tree_end_check(_metadata, &t));
+	pool_close(&p);
+}
+
+TEST_F_TIMEOUT(coll, sixteen_in_flight_seventeenth_waits, 60)
+{
+	SKIPPED();
+	pipeline(_metadata, false);
+}
+
+TEST_F_TIMEOUT(coll, sixteen_in_flight_seventeenth_waits_poll, 60)
+{
+	SKIPPED();
+	pipeline(_metadata, true);
+}
+
+/*
+ * A barrier completes for nobody until the last member enters; then for
+ * everyone (root on another HFI, members in poll mode too).
+ */
+TEST_F(coll, barrier_waits_for_the_last_member)
+{
+	struct pool p;
+	struct tree t = { .name = "barrier", .n = 6,
+			  .parent = { 1, ROOT, 1, 0, 0, 2 } };
+	struct want x = { .coll = PERCS_COLL_BARRIER, .fields = true };
+	struct res r;
+	char why[256];
+
+	SKIPPED();
+	ASSERT_EQ(0, pool_open_poll(&p, 6, PERCS_FIFO_DEF_SIZE, 1U << 4));
+	for (unsigned int i = 0; i < t.n; i++)
+		t.m[i] = &p.m[i];
+	t.key = p.key;
+	ASSERT_EQ(0, tree_setup(&t));
+	x.tree = t.id;
+	x.key = t.key;
+	x.src = p.m[1].a;
+	for (unsigned int last = 0; last < t.n; last++) {
+		x.seq = ++t.seq;
+		for (unsigned int i = 0; i < t.n; i++) {
+			if (i == last)
+				continue;
+			ASSERT_EQ(0, post(t.m[i]->w, t.id, PERCS_COLL_BARRIER, 0,
+					  0, 0, NULL, (uint32_t)(x.seq << 5 | i)));
+		}
+		usleep(20000);
+		for (unsigned int i = 0; i < t.n; i++) {
+			EXPECT_TRUE(res_none(t.m[i]->w, 1)) {
+				TH_LOG("barrier %llu: member %u got a result before member %u entered",
+				       (unsigned long long)x.seq, i, last);
+			}
+		}
+		ASSERT_EQ(0, post(t.m[last]->w, t.id, PERCS_COLL_BARRIER, 0, 0,
+				  0, NULL, (uint32_t)(x.seq << 5 | last)));
+		for (unsigned int i = 0; i < t.n; i++) {
+			x.tag = (uint32_t)(x.seq << 5 | i);
+			ASSERT_EQ(0, res_recv(t.m[i]->w, &r, WAIT_MS));
+			EXPECT_EQ(0, res_check(&r, &x, why, sizeof(why))) {
+				TH_LOG("barrier %llu member %u: %s",
+				       (unsigned long long)x.seq, i, why);
+			}
+		}
 	}
 	EXPECT_EQ(0, tree_end_check(_metadata, &t));
 	pool_close(&p);
@@ -1961,7 +2037,7 @@ static int flt_body(struct job *j, unsigned int idx, struct mem *m)
  * member order), nothing after the last; the injection's counters grew.
  */
 static void faulty_job(struct __test_metadata *_metadata, uint32_t flags,
-		       unsigned int nops)
+		       uint32_t poll, unsigned int nops)
 {
 	static const uint32_t parent[FLT_N] = { ROOT, 0, 0, 1, 1, 2, 2, 3 };
 	static const unsigned int hub[FLT_N] = { 0, 3, 5, 6, 9, 10, 12, 15 };
@@ -1975,6 +2051,7 @@ static void faulty_job(struct __test_metadata *_metadata, uint32_t flags,
 	a->nops = nops;
 	j = job_new(FLT_N, flags, parent, hub, flt_body, a);
 	ASSERT_NE(NULL, j);
+	j->poll = poll;
 	ASSERT_EQ(0, pt_read_atomic_stats(&s0));
 	drops0 = pt_isr_links_sum("drops");
 	for (unsigned int i = 0; i < ARRAY_SIZE(fault_knobs); i++) {
@@ -2004,13 +2081,15 @@ static void faulty_job(struct __test_metadata *_metadata, uint32_t flags,
 TEST_F_TIMEOUT(coll, allreduce_under_drop_dup_reorder, 240)
 {
 	SKIPPED();
-	faulty_job(_metadata, 0, pt_scale(10000));
+	faulty_job(_metadata, 0, 0, pt_scale(10000));
 }
 
 TEST_F_TIMEOUT(coll, ordered_allreduce_under_drop_dup_reorder, 120)
 {
 	SKIPPED();
-	faulty_job(_metadata, PERCS_CAU_F_ORDERED, pt_scale(3000));
+	/* Two members' windows in poll mode (the HFI's thread posts). */
+	faulty_job(_metadata, PERCS_CAU_F_ORDERED, 1U << 2 | 1U << 7,
+		   pt_scale(3000));
 }
 
 /* ------------------------------------------------------------------ */
