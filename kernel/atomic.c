@@ -17,8 +17,9 @@
  * next engine pass writes the fetched value into the result registration,
  * posts the completion entry and frees the slot.  An operation not
  * answered by its deadline is sent again (engine passes check, and the
- * window's delayed work is the timer), with a doubling timeout, until
- * %PERCS_AMO_MAX_TRIES sends: then it completes with -ETIMEDOUT.
+ * window's delayed work is the timer), with a doubling timeout, for
+ * %PERCS_AMO_TIMEOUT_MS after the first send: then it completes with
+ * -ETIMEDOUT.
  *
  * Target.  Per initiator window it remembers (&struct percs_amo_peer) the
  * lowest sequence number not yet acknowledged to it (@base: the request's
@@ -56,6 +57,7 @@
  * @result_mr: fetching ops: the result registration (a reference)
  * @deadline: ktime_get_ns() after which it is sent again
  * @tries: sends so far
+ * @give_up: ktime_get_ns() after which it completes with -ETIMEDOUT
  * @dst_gid: the target window's global id
  * @done: the outcome is in (under w->amo.lock)
  * @status: 0 or the error
@@ -68,6 +70,7 @@ struct percs_amo_op {
 	struct percs_mr *result_mr;
 	u64 deadline;
 	u32 tries;
+	u64 give_up;
 	u32 dst_gid;
 	bool done;
 	s32 status;
@@ -793,8 +796,11 @@ int percs_amo_post(struct percs_window *w, const struct percs_pkt_hdr *h,
 	else if (READ_ONCE(op->done))
 		/* Answered at once, the common case: complete it now. */
 		percs_amo_complete(w, slot);
-	else
+	else {
 		op->deadline = ktime_get_ns() + percs_amo_rto_ns(0);
+		op->give_up = op->deadline +
+			      (u64)PERCS_AMO_TIMEOUT_MS * NSEC_PER_MSEC;
+	}
 	return 0;
 
 out_complete:
@@ -823,7 +829,7 @@ bool percs_amo_progress(struct percs_window *w, int *moved)
 	for_each_set_bit(i, w->amo.busy, PERCS_ATOMIC_MAX_OPS) {
 		op = w->amo.slot[i];
 		if (!READ_ONCE(op->done) && op->deadline <= now) {
-			if (op->tries >= PERCS_AMO_MAX_TRIES) {
+			if (now >= op->give_up) {
 				atomic64_inc(&w->hfi->pd->amo.timeouts);
 				percs_amo_fail(w, i, -ETIMEDOUT);
 				(*moved)++;

@@ -50,14 +50,16 @@
  * window (the target remembers that many replies per initiator); a
  * descriptor beyond either waits in the send FIFO.  An unanswered request
  * is sent again after PERCS_AMO_RTO_MIN_US, doubling up to
- * PERCS_AMO_RTO_MAX_US, PERCS_AMO_MAX_TRIES times in all before the
- * operation completes with -ETIMEDOUT (about two seconds).
+ * PERCS_AMO_RTO_MAX_US (a lost packet costs little; one the network holds
+ * long is not copied hundreds of times), until PERCS_AMO_TIMEOUT_MS have
+ * passed since the first send: then the operation completes with
+ * -ETIMEDOUT.
  */
 #define PERCS_ATOMIC_MAX_OPS	128
 #define PERCS_AMO_SEQ_WINDOW	64
 #define PERCS_AMO_RTO_MIN_US	50
-#define PERCS_AMO_RTO_MAX_US	2000
-#define PERCS_AMO_MAX_TRIES	1000
+#define PERCS_AMO_RTO_MAX_US	20000
+#define PERCS_AMO_TIMEOUT_MS	2000
 
 /* The lossy stage (dgram.c): injected drops and duplicates, at most 50%. */
 #define PERCS_DGRAM_MAX_PPM	500000

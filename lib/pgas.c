@@ -23,7 +23,7 @@
 /*
  * Then sleep in ppoll(2) and kick again: first 50 us, doubling to 1 ms
  * while nothing comes - the kernel's resend timeout (50 us doubling to
- * 2 ms), so that in kick mode our kicks run the resends about when due.
+ * 20 ms), so that in kick mode our kicks run the first resends when due.
  */
 #define LP_AMO_SLEEP_MIN_US	50
 #define LP_AMO_SLEEP_MAX_US	1000

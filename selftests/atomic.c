@@ -1759,18 +1759,39 @@ TEST_F_TIMEOUT(atomic, target_closed_with_atomics_outstanding, 120)
 	uint8_t seen[64] = { 0 };
 
 	ASSERT_EQ(0, side_open(&tgt, 6, 1, self->key, RIGHTS));
-	/* Dropped or held 20 ms: most are still out when it closes. */
+	/*
+	 * Dropped, or held up to half a second: most are still out when it
+	 * closes, however slow the kernel (20 ms was not enough under KASAN).
+	 */
 	ASSERT_EQ(0, pt_isr_set("reorder_depth", 64));
-	ASSERT_EQ(0, pt_isr_set("hold_us", 20000));
+	ASSERT_EQ(0, pt_isr_set("hold_us", 500000));
 	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
 	ASSERT_EQ(0, pt_isr_set("drop_ppm", 300000));
+	/*
+	 * All composed, then one trigger: one engine pass sends every
+	 * request once, and the target closes before the resend timer runs
+	 * (a trigger per descriptor resends the earlier ones each time, and
+	 * some copy may then reach the target in time).
+	 */
 	for (unsigned int i = 0; i < n; i++) {
-		struct percs_atomic_wr wr = wr_of(&tgt,
-						  PERCS_ATOMIC_ADD, 8, 0, 1, i);
+		struct percs_atomic_ext e = {
+			.op = PERCS_ATOMIC_ADD, .width = 8, .count = 1,
+			.flags = PERCS_ATOMIC_F_FETCH, .handle = tgt.mr,
+			.user_data = i, .result_handle = self->a.mr,
+			.result_addr = (uintptr_t)self->a.buf + HALF + 8 * i,
+		};
+		struct percs_atomic_op op = { (uintptr_t)tgt.buf, 1 };
+		struct percs_pkt_hdr h = {
+			.kind = PERCS_PKT_ATOMIC, .dst = tgt.addr,
+		};
+		uint8_t body[PERCS_ATOMIC_LEN(1)];
 
-		wr_fetch(&wr, &self->a, self->a.buf + HALF + 8 * i);
-		ASSERT_EQ(0, percs_atomic_post(self->a.w, &wr));
+		memcpy(body, &e, sizeof(e));
+		memcpy(body + sizeof(e), &op, sizeof(op));
+		ASSERT_EQ(0, percs_send_compose_hdr(self->a.w, &h, body,
+						    sizeof(body)));
 	}
+	ASSERT_EQ(0, percs_send_trigger(self->a.w));
 	side_close(&tgt);
 	for (unsigned int i = 0; i < n; i++) {
 		ASSERT_EQ(0, amo_cqe(self->a.w, &c, FAULT_MS)) {
@@ -1875,7 +1896,11 @@ static void burst(struct __test_metadata *_metadata, struct side *a,
 
 	ASSERT_NE(NULL, seen);
 	ASSERT_NE(NULL, vals);
-	ASSERT_EQ(0, pt_isr_set("hold_us", 50000));
+	/*
+	 * Every packet held up to 300 ms (uniformly): few come back while
+	 * the first engine pass fills the window, even on a slow kernel.
+	 */
+	ASSERT_EQ(0, pt_isr_set("hold_us", 300000));
 	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
 	for (unsigned int k = 0; k < ntgt; k++)
 		store_w(tgt[k]->buf, 8, 0);
@@ -1925,7 +1950,13 @@ static void burst(struct __test_metadata *_metadata, struct side *a,
 			usleep(200);
 	}
 	TH_LOG("%u descriptors, at most %ld outstanding", n, max_out);
-	EXPECT_EQ(want_max, max_out);
+	/*
+	 * Never above the bound, and close to it: answers held for less
+	 * than the time the first pass takes may free a few slots before
+	 * it ends (the hold time is drawn uniformly), so not always exactly.
+	 */
+	EXPECT_GE(want_max, max_out);
+	EXPECT_LE(want_max * 3 / 4, max_out);
 	EXPECT_EQ(head0 + n, st->send_head);
 	for (unsigned int k = 0; k < ntgt; k++)
 		EXPECT_EQ(n / ntgt, load_w(tgt[k]->buf, 8));
