@@ -747,7 +747,8 @@ PERCS_AMO_WIDTH(64)
  * collective call, percs_coll_test(), percs_coll_wait(),
  * percs_coll_progress(), and the receive calls.  While it waits the
  * library kicks the engine (kick mode) or wakes a sleeping polling engine
- * (poll mode), spins a little and then sleeps in ppoll(2) for 50 us,
+ * (poll mode), spins a little, yields the CPU a while (sched_yield(2):
+ * other ranks on the same CPU) and then sleeps in ppoll(2) for 50 us,
  * doubling to 1 ms while nothing comes; it never sleeps without a time
  * limit.
  *
