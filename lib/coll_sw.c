@@ -365,6 +365,8 @@ int lp_sw_advance(struct percs_coll_req *r)
 			}
 			s->sent = true;
 			unexp_apply(r);
+			if (r->done)
+				break;	/* -EPROTO: the steps are gone */
 		}
 		if (st->recv.peer != LP_SW_NONE &&
 		    (!st->recv.seen || st->recv.done < st->recv.len))

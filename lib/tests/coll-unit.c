@@ -1489,6 +1489,22 @@ static void test_sw_errors(void)
 	CHECK_EQ(percs_sw_group_destroy(sg[0]), req[0] ? -EBUSY : 0);
 	cenv_fini(3);
 
+	/* The wrong message waited as unexpected: found when the step comes. */
+	cenv_init(2, 0, 65536);
+	sgroups(2, 1);
+	REQUIRE(percs_sw_iallreduce(sg[1], PERCS_SW_RECDBL, in[1], out[1], 64,
+				    PERCS_CAU_T_U64, PERCS_CAU_OP_SUM,
+				    &req[1]) == 0);
+	CHECK_EQ(percs_coll_progress(cw[0]->w), 0);
+	CHECK(sg[0]->unexp != NULL);
+	REQUIRE(percs_sw_iallreduce(sg[0], PERCS_SW_RECDBL, in[0], out[0], 32,
+				    PERCS_CAU_T_U64, PERCS_CAU_OP_SUM,
+				    &req[0]) == 0);
+	CHECK_EQ(percs_coll_test(req[0]), -EPROTO);
+	CHECK_EQ(percs_coll_req_free(req[0]), 0);
+	CHECK_EQ(percs_sw_group_destroy(sg[0]), 0);
+	cenv_fini(2);
+
 	/* Rank 1's window does not exist: the send completes -ECONNREFUSED. */
 	cenv_init(1, 0, 65536);
 	a[0] = cw[0]->addr;
