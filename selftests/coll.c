@@ -1672,7 +1672,7 @@ TEST_F_TIMEOUT(coll, four_trees_two_jobs, 120)
 	ASSERT_NE(NULL, s);
 	s->key[0] = pt_new_key();
 	s->key[1] = pt_new_key();
-	s->rounds = pt_scale(300);
+	s->rounds = pt_scale(2000);
 	ASSERT_EQ(0, pt_fork_n(2, tj_child, s, 110000));
 	EXPECT_EQ(2, s->eperm_done);
 	EXPECT_EQ((long)s->rounds * (JOB_WIN + 5), s->checked[0]);
