@@ -6,6 +6,8 @@
 #   make lib              $(BUILD)/lib/libpercs.{a,so.1,so,pc}, man page
 #   make lib-san          $(BUILD)/lib/libpercs-san.a ($(SAN_FLAGS))
 #   make lib-unit-tests   $(BUILD)/results/lib.{tap,expected}
+#   make lib-examples     $(BUILD)/lib/tests/coll-vm-check (run it in the VM:
+#                         tools/vm/percs-vm --module percs.ko -- PROG [N])
 #   make install          PREFIX=/usr/local DESTDIR=
 
 LIBPERCS_VERSION := 1.4.0
@@ -40,8 +42,8 @@ LIB_MAN := $(if $(SCDOC),$(BUILD)/man/libpercs.7)
 LIB_PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(LIBPERCS_VERSION)|g'
 
-.PHONY: lib lib-san lib-unit-tests unit-tests install install-lib
-all: lib
+.PHONY: lib lib-san lib-unit-tests lib-examples unit-tests install install-lib
+all: lib lib-examples
 lib: $(LIB_OUT)/libpercs.a $(LIB_OUT)/$(LIBPERCS_SONAME) \
      $(LIB_OUT)/libpercs.so $(LIB_OUT)/libpercs.pc $(LIB_MAN)
 lib-san: $(LIB_OUT)/libpercs-san.a
@@ -102,6 +104,14 @@ $(LIB_TEST): $(SRC)/lib/tests/lib-unit.c $(SRC)/lib/tests/coll-unit.c \
 	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE -o $@ $< \
 		$(LIB_OUT)/libpercs-san.a \
 		-Wl,--wrap=ioctl,--wrap=mmap,--wrap=mmap64,--wrap=munmap,--wrap=fdatasync
+
+# Collectives on the real module, N processes (see the file's comment).
+LIB_EXAMPLES := $(LIB_OUT)/tests/coll-vm-check
+lib-examples: $(LIB_EXAMPLES)
+$(LIB_OUT)/tests/coll-vm-check: $(SRC)/lib/tests/coll-vm-check.c \
+				$(LIB_OUT)/libpercs.a $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -o $@ $< $(LIB_OUT)/libpercs.a -lm
 
 lib-unit-tests: $(LIB_TEST)
 	@mkdir -p $(BUILD)/results
