@@ -169,12 +169,13 @@ static void percs_cau_end(struct percs_dev *pd, struct percs_cau_tree *t,
 
 	lockdep_assert_held(&pd->cau.lock);
 	xa_erase(&pd->cau.trees, t->id);
-	percs_coll_tree_fini(t);
+	/* Told first: a descriptor woken by the end fails after this entry. */
 	for (i = 0; i < t->nr; i++) {
 		pd->cau.used[t->node[i].hub]--;
 		if (quiet != -2 && (int)i != quiet)
 			percs_cau_notify(pd, t, i);
 	}
+	percs_coll_tree_fini(t);
 	/* Engine passes may still look it up (RCU): they find it dead. */
 	kvfree_rcu(t, rcu);
 }

@@ -176,7 +176,7 @@ static void percs_coll_input(struct percs_cau_tree *t,
 		s->count = count;
 		s->status = 0;
 	} else if (s->op != op || s->type != type || s->count != count ||
-		   (s->coll == PERCS_COLL_BARRIER) != (coll == PERCS_COLL_BARRIER)) {
+		   s->coll != coll) {
 		s->status = -EINVAL;
 	}
 	if (t->flags & PERCS_CAU_F_ORDERED) {
@@ -331,6 +331,9 @@ static void percs_coll_fire(struct percs_cau_tree *t, u16 idx,
 
 	if (t->flags & PERCS_CAU_F_ORDERED)
 		percs_coll_combine_ordered(t, n, s);
+	/* A lone input was never combined: NOP's result is zero all the same. */
+	if (s->op == PERCS_CAU_OP_NOP)
+		memset(s->acc, 0, PERCS_CAU_PAYLOAD);
 	if (n->parent < 0) {
 		percs_coll_result(t, idx, s, now);
 		return;
@@ -623,8 +626,9 @@ nomem:
  * percs_coll_tree_fini() - stop a tree's collectives and free their state
  * @t: the tree, dead or never published
  *
- * Process context.  Operations in flight end with the tree (the members
- * were told by their completion entries).
+ * Process context, the tree already out of pd->cau.trees.  Operations in
+ * flight end with the tree (the members were told by their completion
+ * entries).
  */
 void percs_coll_tree_fini(struct percs_cau_tree *t)
 {
@@ -633,6 +637,13 @@ void percs_coll_tree_fini(struct percs_cau_tree *t)
 
 	spin_lock(&t->lock);
 	t->dead = true;
+	/*
+	 * A member whose descriptor waits for a slot runs its engine again:
+	 * the tree is gone from the table, so the descriptor completes with
+	 * -ENOENT instead of waiting for a slot that never frees.
+	 */
+	for (i = 0; t->ring && i < t->nr; i++)
+		percs_coll_wake(t, &t->node[i]);
 	spin_unlock(&t->lock);
 	cancel_delayed_work_sync(&t->work);
 	list_for_each_entry_safe(m, next, &t->held, node) {
