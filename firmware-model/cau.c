@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later
 /*
  * percs firmware model: the ALU of the Collective Acceleration Unit.
  *

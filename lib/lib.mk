@@ -22,7 +22,8 @@ LIB_HDRS := $(SRC)/lib/percs.h $(SRC)/lib/internal.h \
 # The collectives combine with the firmware model's CAU ALU, the code the
 # kernel's CAU runs: firmware-model/cau.c is compiled into the library (as
 # fm_cau.o; its fm_ symbols are not exported from the shared library).
-# Note: that file is GPL-2.0, the library LGPL-2.1-or-later.
+# That file and the two headers it includes are dual-licensed (GPL-2.0 for
+# the module, LGPL-2.1-or-later for this library).
 LIB_FM_SRCS := $(SRC)/firmware-model/cau.c
 LIB_CFLAGS := $(CFLAGS_COMMON) -D_FILE_OFFSET_BITS=64 \
 	-iquote $(SRC)/firmware-model
