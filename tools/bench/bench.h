@@ -5,7 +5,7 @@
  * The benchmark is split by what it measures: limits.c (the VM's physical
  * limits), lat.c (ping-pong latency), bw.c (streaming bandwidth), cost.c
  * (the single-process cost breakdown of one send), rdma.c (RDMA),
- * atomic.c (remote atomics), with the process pair harness in pair.c and
+ * atomic.c (remote atomics), coll.c (CAU and software collectives), with the process pair harness in pair.c and
  * the output (table, JSON, plot) in report.c.
  */
 #ifndef PERCS_BENCH_H
@@ -20,6 +20,11 @@
 #include "percs.h"
 
 #define BENCH_JOB_KEY_BASE	0x62000000u
+
+/* coll: process counts, allreduce sizes (bytes, multiples of 8) */
+#define COLL_MAX_PROCS	8
+#define COLL_MAX_SIZES	16
+#define COLL_MAX_BYTES	65536
 
 enum bench_kind { BK_FIFO, BK_IMM };
 enum bench_mode { BM_KICK, BM_POLL };
@@ -56,6 +61,13 @@ struct bench_cfg {
 	unsigned int kinds, modes, pairs;
 	unsigned int sizes[16];	/* payload sizes wanted; none: all */
 	unsigned int nsizes;
+
+	/* coll (coll.c): none given: the defaults */
+	unsigned int coll_procs[COLL_MAX_PROCS];	/* --procs */
+	unsigned int ncoll_procs;
+	unsigned int coll_sizes[COLL_MAX_SIZES];	/* --sizes, for coll */
+	unsigned int ncoll_sizes;
+	unsigned int coll_iters;	/* --iters: fixed, else calibrated */
 
 	/* what we found */
 	int ncpus;
@@ -298,6 +310,7 @@ void pair_set_ready(struct pair_ctl *ctl);
 int ep_fail(struct endpoint *ep, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int allowed_cpus(void);
+int pin_pool(void);
 
 /* limits.c, lat.c, bw.c, cost.c, targets.c */
 int limit_cacheline(unsigned int iters, unsigned int warmup, double budget_s,
@@ -317,6 +330,14 @@ int run_rdma(const struct bench_cfg *cfg, FILE *f);
 int run_atomic(const struct bench_cfg *cfg, struct results *res);
 void atomic_targets(struct results *res);
 
+/* coll.c: CAU against software collectives (issue 7) */
+int run_coll(const struct bench_cfg *cfg);
+unsigned int coll_failed(void);
+void print_coll(FILE *f, const struct bench_cfg *cfg);
+void coll_print_targets(FILE *f);
+void coll_json(FILE *f, const struct bench_cfg *cfg);
+int coll_plot(const struct bench_cfg *cfg, const char *path);
+
 /* report.c */
 void print_limits(FILE *f, const struct limits *lim);
 void print_lat(FILE *f, const struct bench_cfg *cfg, const struct results *r);
@@ -329,5 +350,6 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 		const char *what);
 int write_plot(const struct bench_cfg *cfg, const struct results *r,
 	       const char *path);
+bool have_gnuplot(void);
 
 #endif /* PERCS_BENCH_H */

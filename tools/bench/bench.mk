@@ -5,7 +5,7 @@
 #   make bench     $(BUILD)/tools/percs-bench, man page (if scdoc is installed)
 
 BENCH_SRCS := percs-bench.c pair.c limits.c lat.c bw.c report.c cost.c targets.c \
-	rdma.c atomic.c
+	rdma.c atomic.c coll.c
 BENCH_OBJS := $(BENCH_SRCS:%.c=$(BUILD)/tools/bench/%.o)
 BENCH_BIN := $(BUILD)/tools/percs-bench
 BENCH_CFLAGS := $(CFLAGS_COMMON) -std=gnu11 -D_FILE_OFFSET_BITS=64

@@ -58,6 +58,12 @@ int pin_self(int side)
 	return 0;
 }
 
+/* How many CPUs pin_self() chooses from (0 if not known yet). */
+int pin_pool(void)
+{
+	return initial_saved ? CPU_COUNT(&initial_set) : 0;
+}
+
 /* How many CPUs the process may run on (the pinning pool). */
 int allowed_cpus(void)
 {

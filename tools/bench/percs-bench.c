@@ -3,7 +3,7 @@
  * percs-bench: latency, bandwidth and the VM's physical limits, measured
  * side by side in one run (Documentation/benchmarks.rst).
  *
- *   percs-bench [OPTIONS] [all|limits|engine|lat|bw|rdma|atomic]
+ *   percs-bench [OPTIONS] [all|limits|engine|lat|bw|rdma|atomic|coll]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -162,15 +162,15 @@ bool spin_slow(struct spin *s)
 static void usage(FILE *f)
 {
 	fputs(
-"Usage: percs-bench [OPTIONS] [all|limits|engine|lat|bw|rdma|atomic]\n"
+"Usage: percs-bench [OPTIONS] [all|limits|engine|lat|bw|rdma|atomic|coll]\n"
 "\n"
 "Measure the percs emulated HFI against this machine's own limits, side by\n"
 "side in one run (Documentation/benchmarks.rst).\n"
 "\n"
-"  all      limits + engine + lat + bw + rdma + atomic, a summary with ratios\n"
-"           and target checks (the default)\n"
+"  all      limits + engine + lat + bw + rdma + atomic + coll, a summary with\n"
+"           ratios and target checks (the default)\n"
 "  rdma     RDMA write/read bandwidth 4 KiB..16 MiB, 8-byte write latency,\n"
-"           memcpy in the same run and the write/memcpy ratio (target 70%%)\n"
+"           memcpy in the same run and the write/memcpy ratio (target 70%)\n"
 "  limits   cache-line ping-pong, getppid(), percs ioctls, fdatasync doorbell,\n"
 "           memcpy bandwidth\n"
 "  engine   where one send's time goes: compose, kick, receive, one process\n"
@@ -179,10 +179,15 @@ static void usage(FILE *f)
 "  atomic   remote atomics: blocking 64-bit fetch-add latency against the FIFO\n"
 "           8 B half round trip (target 1.5x), rate of non-fetching adds\n"
 "           unpacked and packed (target 3x); every result checked\n"
+"  coll     collectives for 2, 4, 8, 16 processes on different hubs (those the\n"
+"           system has): allreduce 8 B..64 KiB and barrier over the CAU against\n"
+"           each software algorithm (target: CAU 2x faster at 8 and 16\n"
+"           processes); every result checked\n"
 "\n"
 "Options:\n"
 "  --quick           fewer iterations and shorter runs (make run, CI)\n"
-"  --iters N         latency round trips per case (default 10000; warm-up N/10)\n"
+"  --iters N         latency round trips per case (default 10000; warm-up N/10);\n"
+"                    coll: iterations per row (default: sized to the row's time)\n"
 "  --bw-time SECS    measured streaming time per bandwidth case (default 1)\n"
 "  --batch N         FIFO packets composed per trigger (default 16)\n"
 "  --fifo-size BYTES send and receive FIFO size of every window (default 65536)\n"
@@ -194,18 +199,22 @@ static void usage(FILE *f)
 "  --kind fifo|imm   only this kind of send (lat, bw, engine)\n"
 "  --mode kick|poll  only this engine mode (lat, bw, atomic)\n"
 "  --pair near|far   only the same-hub (near) or the hub A/hub B (far) pair\n"
-"  --sizes N,N,...   only these payload sizes\n"
+"  --sizes N,N,...   only these payload sizes (coll: allreduce bytes, multiples\n"
+"                    of 8 up to 65536)\n"
+"  --procs N,N,...   coll: only these process counts (default 2,4,8,16)\n"
 "  --yield           sched_yield() while busy-polling (lets a polling engine\n"
 "                    run when it has no CPU of its own)\n"
 "  --timeout SECS    a wait without progress this long fails the case (default 10)\n"
 "  --json            one JSON document on stdout instead of tables\n"
-"  --plot FILE.png   plot latency and bandwidth with gnuplot, if installed\n"
+"  --plot FILE.png   plot latency and bandwidth (coll: the collectives; all:\n"
+"                    those in FILE-coll.png) with gnuplot, if installed\n"
 "  -q, --quiet       no progress on stderr\n"
 "  -h, --help        this text\n"
 "\n"
 "Exit status: 0 (targets are reported, not asserted), 1 the measurement\n"
-"could not run (module not loaded, ...; atomic: a case failed) or an atomic\n"
-"result was wrong, 2 bad usage.\n", f);
+"could not run (module not loaded, ...; atomic: a case failed; coll: a\n"
+"process count failed) or an atomic or collective result was wrong, 2 bad\n"
+"usage.\n", f);
 }
 
 static void bad_usage(const char *fmt, ...)
@@ -250,7 +259,7 @@ static double parse_secs(const char *opt, const char *s, double min, double max)
 enum {
 	OPT_QUICK = 256, OPT_ITERS, OPT_BWTIME, OPT_BATCH, OPT_FIFO, OPT_COPY,
 	OPT_HUBA, OPT_HUBB, OPT_YIELD, OPT_TIMEOUT, OPT_JSON, OPT_PLOT,
-	OPT_KIND, OPT_MODE, OPT_PAIR, OPT_SIZES,
+	OPT_KIND, OPT_MODE, OPT_PAIR, OPT_SIZES, OPT_PROCS,
 };
 
 static const struct option long_opts[] = {
@@ -270,6 +279,7 @@ static const struct option long_opts[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "pair", required_argument, NULL, OPT_PAIR },
 	{ "sizes", required_argument, NULL, OPT_SIZES },
+	{ "procs", required_argument, NULL, OPT_PROCS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -288,11 +298,48 @@ static void parse_sizes(struct bench_cfg *cfg, const char *arg)
 			bad_usage("--sizes: at most %zu sizes",
 				  sizeof(cfg->sizes) / sizeof(cfg->sizes[0]));
 		cfg->sizes[cfg->nsizes++] =
-			parse_ulong("--sizes", tok, 0, PERCS_MAX_PAYLOAD);
+			parse_ulong("--sizes", tok, 0, COLL_MAX_BYTES);
 	}
 	free(copy);
 	if (!cfg->nsizes)
 		bad_usage("--sizes: no size given");
+}
+
+static void parse_procs(struct bench_cfg *cfg, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+
+	if (!copy)
+		bad_usage("out of memory");
+	cfg->ncoll_procs = 0;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (cfg->ncoll_procs >= COLL_MAX_PROCS)
+			bad_usage("--procs: at most %d counts", COLL_MAX_PROCS);
+		cfg->coll_procs[cfg->ncoll_procs++] =
+			parse_ulong("--procs", tok, 2, 16);
+	}
+	free(copy);
+	if (!cfg->ncoll_procs)
+		bad_usage("--procs: no count given");
+}
+
+/* --sizes means payloads for lat/bw and allreduce bytes for coll. */
+static void check_sizes(struct bench_cfg *cfg, const char *what)
+{
+	for (unsigned int i = 0; i < cfg->nsizes; i++) {
+		unsigned int v = cfg->sizes[i];
+
+		if (!strcmp(what, "coll")) {
+			if (!v || v % 8)
+				bad_usage("--sizes: %u is not a multiple of 8 in [8, %u] "
+					  "(coll: 64-bit elements)", v, COLL_MAX_BYTES);
+			cfg->coll_sizes[cfg->ncoll_sizes++] = v;
+		} else if (v > PERCS_MAX_PAYLOAD) {
+			bad_usage("--sizes: '%u' is not a number in [0, %u]", v,
+				  PERCS_MAX_PAYLOAD);
+		}
+	}
 }
 
 static void record_cmdline(struct bench_cfg *cfg, int argc, char **argv)
@@ -384,6 +431,23 @@ static int probe(struct bench_cfg *cfg)
 	return 0;
 }
 
+/* all --plot FILE.png: the collectives go to FILE-coll.png. */
+static void all_coll_plot(const struct bench_cfg *cfg, const char *path)
+{
+	size_t len = strlen(path);
+	char *p = malloc(len + 16);
+
+	if (!p)
+		return;
+	if (len > 4 && !strcmp(path + len - 4, ".png"))
+		snprintf(p, len + 16, "%.*s-coll.png", (int)(len - 4), path);
+	else
+		snprintf(p, len + 16, "%s-coll.png", path);
+	if (coll_plot(cfg, p))
+		fprintf(stderr, "percs-bench: no collectives plot written\n");
+	free(p);
+}
+
 static void header(FILE *f, const struct bench_cfg *cfg)
 {
 	fprintf(f, "percs-bench: %s, kernel %s, %d online CPU%s%s\n", cfg->date,
@@ -410,7 +474,7 @@ int main(int argc, char **argv)
 	const char *what = "all";
 	bool iters_set = false, bw_set = false;
 	unsigned int failed = 0;
-	int wrong = 0;
+	int wrong = 0, coll_wrong = 0;
 	struct utsname u;
 	time_t now;
 	int c, ret;
@@ -496,6 +560,9 @@ int main(int argc, char **argv)
 		case OPT_SIZES:
 			parse_sizes(&cfg, optarg);
 			break;
+		case OPT_PROCS:
+			parse_procs(&cfg, optarg);
+			break;
 		case 'q':
 			progress_on = false;
 			break;
@@ -513,8 +580,12 @@ int main(int argc, char **argv)
 		bad_usage("unexpected argument '%s'", argv[optind]);
 	if (strcmp(what, "all") && strcmp(what, "limits") &&
 	    strcmp(what, "engine") && strcmp(what, "lat") && strcmp(what, "bw") &&
-	    strcmp(what, "rdma") && strcmp(what, "atomic"))
+	    strcmp(what, "rdma") && strcmp(what, "atomic") &&
+	    strcmp(what, "coll"))
 		bad_usage("unknown subcommand '%s'", what);
+	check_sizes(&cfg, what);
+	if (iters_set)
+		cfg.coll_iters = cfg.lat_iters;
 
 	if (cfg.quick) {
 		if (!iters_set)
@@ -604,15 +675,33 @@ int main(int argc, char **argv)
 		for (unsigned int i = 0; i < res.namo; i++)
 			failed += res.amo[i].err != 0;
 	}
+	if (!strcmp(what, "all") || !strcmp(what, "coll")) {
+		coll_wrong = run_coll(&cfg);
+		if (!cfg.json)
+			print_coll(stdout, &cfg);
+	}
 	if (!strcmp(what, "all"))
 		run_limits_end(&cfg, &res.lim);
 	if (cfg.json)
 		print_json(stdout, &cfg, &res, what);
 	else
 		print_summary(stdout, &cfg, &res, what);
-	if (cfg.plot && write_plot(&cfg, &res, cfg.plot))
+	if (cfg.plot && (!strcmp(what, "coll") ? coll_plot(&cfg, cfg.plot) :
+			 write_plot(&cfg, &res, cfg.plot)))
 		fprintf(stderr, "percs-bench: no plot written\n");
+	if (cfg.plot && !strcmp(what, "all"))
+		all_coll_plot(&cfg, cfg.plot);
 	fflush(stdout);
+	if (coll_wrong) {
+		fprintf(stderr, "percs-bench: coll: %d WRONG result%s\n",
+			coll_wrong, coll_wrong == 1 ? "" : "s");
+		return 1;
+	}
+	if (!strcmp(what, "coll") && coll_failed()) {
+		fprintf(stderr, "percs-bench: coll: %u process count%s failed\n",
+			coll_failed(), coll_failed() == 1 ? "" : "s");
+		return 1;
+	}
 	if (wrong) {
 		fprintf(stderr, "percs-bench: atomic: %d case%s with WRONG results\n",
 			wrong, wrong == 1 ? "" : "s");

@@ -537,6 +537,7 @@ void print_summary(FILE *f, const struct bench_cfg *cfg,
 		r->tgt_rounds);
 	for (unsigned int i = 0; i < r->ntgt; i++)
 		print_target(f, cfg, &r->tgt[i]);
+	coll_print_targets(f);
 	fprintf(f, "  bounds from: getppid %s, cache-line half RTT %s, ",
 		fmt_ns(a, sizeof(a), r->lim.getppid_ns),
 		fmt_ns(b, sizeof(b), r->lim.cacheline.median_ns));
@@ -817,7 +818,9 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 		jerr(f, x->err, x->errmsg);
 		fputc('}', f);
 	}
-	fprintf(f, "\n  ],\n  \"target_rounds\": %u,\n  \"targets\": [", r->tgt_rounds);
+	fputs("\n  ],\n  \"coll\": ", f);
+	coll_json(f, cfg);
+	fprintf(f, ",\n  \"target_rounds\": %u,\n  \"targets\": [", r->tgt_rounds);
 	for (unsigned int i = 0; i < r->ntgt; i++) {
 		const struct target *t = &r->tgt[i];
 
@@ -850,7 +853,7 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 
 /* --- gnuplot --- */
 
-static bool have_gnuplot(void)
+bool have_gnuplot(void)
 {
 	const char *path = getenv("PATH");
 	char buf[4096];
