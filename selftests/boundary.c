@@ -722,8 +722,8 @@ TEST_F(bnd, unknown_ioctls_enotty)
 					       errname(got));
 				/*
 				 * window fd: KICK (arg 0 = all); the
-				 * registration commands see the zeroed
-				 * arena (size 56): length 0, handle 0
+				 * registration commands see the arena
+				 * (size 56): length 0, handle 0
 				 */
 				want = -ENOTTY;
 				if (cmd == PERCS_IOC_KICK)
@@ -731,6 +731,15 @@ TEST_F(bnd, unknown_ioctls_enotty)
 				else if (cmd == PERCS_IOC_MR_REGISTER)
 					want = -EINVAL;
 				else if (cmd == PERCS_IOC_MR_DEREGISTER)
+					want = -ENOENT;
+				/*
+				 * The CAU commands see HFI_INFO's answer:
+				 * a member array of nothing, tree 0.
+				 */
+				else if (cmd == PERCS_IOC_CAU_CREATE)
+					want = -EINVAL;
+				else if (cmd == PERCS_IOC_CAU_JOIN ||
+					 cmd == PERCS_IOC_CAU_DESTROY)
 					want = -ENOENT;
 				got = sys_ioctl(self->busy_fd, cmd,
 						cmd == PERCS_IOC_KICK ? 0 :
