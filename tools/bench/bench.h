@@ -68,6 +68,7 @@ struct bench_cfg {
 	unsigned int coll_sizes[COLL_MAX_SIZES];	/* --sizes, for coll */
 	unsigned int ncoll_sizes;
 	unsigned int coll_iters;	/* --iters: fixed, else calibrated */
+	unsigned int coll_cpus;		/* --cpus: ranks on the first N; 0 all */
 
 	/* what we found */
 	int ncpus;

@@ -660,13 +660,21 @@ static void rank_cleanup(struct rank_ctx *c)
 	c->sbuf = c->rbuf = NULL;
 }
 
-/* Pin rank @r to the (r mod allowed)-th CPU the program may use. */
+/* How many CPUs the ranks are spread over (--cpus limits it). */
+static unsigned int rank_cpus(void)
+{
+	unsigned int pool = pin_pool() > 0 ? (unsigned int)pin_pool() : 1;
+
+	if (g_cfg->coll_cpus && g_cfg->coll_cpus < pool)
+		pool = g_cfg->coll_cpus;
+	return pool;
+}
+
+/* Pin rank @r to the (r mod rank_cpus())-th CPU the program may use. */
 static void pin_rank(unsigned int r)
 {
-	int pool = pin_pool();
-
-	if (pool > 0)
-		pin_self((int)(r % (unsigned int)pool));
+	if (pin_pool() > 0)
+		pin_self((int)(r % rank_cpus()));
 }
 
 static void set_defs(struct coll_run *run)
@@ -755,8 +763,8 @@ static void run_n(const struct bench_cfg *cfg, struct coll_run *run)
 	c.n = n;
 	c.parent = getpid();
 	/* Spin long while every rank has a CPU; else sleep soon. */
-	c.sep_spins = n <= (unsigned int)(pin_pool() > 0 ? pin_pool() : 1) ?
-		      COLL_SEP_SPINS_LONG : COLL_SEP_SPINS_SHORT;
+	c.sep_spins = n <= rank_cpus() ? COLL_SEP_SPINS_LONG :
+		      COLL_SEP_SPINS_SHORT;
 	fflush(stdout);
 	fflush(stderr);
 	for (unsigned int r = 1; r < n; r++) {
@@ -1129,8 +1137,10 @@ void print_coll(FILE *f, const struct bench_cfg *cfg)
 		"median over the iterations; every timed collective follows an untimed\n"
 		"separator barrier (shared memory); the methods of a row are interleaved\n"
 		"iteration by iteration.  Allreduce: 64-bit unsigned SUM, checked exactly\n"
-		"at every rank; sw/CAU: the best software algorithm's median / the CAU's.\n",
-		PERCS_CAU_DEF_FANOUT);
+		"at every rank; sw/CAU: the best software algorithm's median / the CAU's.\n"
+		"Ranks pinned round-robin to %u CPU%s (%d online).\n",
+		PERCS_CAU_DEF_FANOUT, rank_cpus(), rank_cpus() == 1 ? "" : "s",
+		cfg->ncpus);
 	for (unsigned int i = 0; i < cr.nruns; i++) {
 		const struct coll_run *run = &cr.run[i];
 
@@ -1274,8 +1284,8 @@ void coll_json(FILE *f, const struct bench_cfg *cfg)
 		"\"separator\": \"shared-memory barrier\", "
 		"\"interleaved\": true, \"budget_s_per_row\": ", PERCS_CAU_DEF_FANOUT);
 	jnum(f, cr.budget_s);
-	fprintf(f, ", \"min_iters\": %u, \"max_iters\": %u, \"target_ratio\": ",
-		cr.min_iters, cr.max_iters);
+	fprintf(f, ", \"min_iters\": %u, \"max_iters\": %u, \"rank_cpus\": %u, "
+		"\"target_ratio\": ", cr.min_iters, cr.max_iters, rank_cpus());
 	jnum(f, COLL_TARGET);
 	fputs(",\n    \"sizes\": [", f);
 	for (unsigned int i = 0; i < cr.nsizes; i++)

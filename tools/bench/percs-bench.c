@@ -202,6 +202,8 @@ static void usage(FILE *f)
 "  --sizes N,N,...   only these payload sizes (coll: allreduce bytes, multiples\n"
 "                    of 8 up to 65536)\n"
 "  --procs N,N,...   coll: only these process counts (default 2,4,8,16)\n"
+"  --cpus N          coll: spread the ranks over the first N allowed CPUs\n"
+"                    (default: all; 1 puts every rank on one CPU)\n"
 "  --yield           sched_yield() while busy-polling (lets a polling engine\n"
 "                    run when it has no CPU of its own)\n"
 "  --timeout SECS    a wait without progress this long fails the case (default 10)\n"
@@ -259,7 +261,7 @@ static double parse_secs(const char *opt, const char *s, double min, double max)
 enum {
 	OPT_QUICK = 256, OPT_ITERS, OPT_BWTIME, OPT_BATCH, OPT_FIFO, OPT_COPY,
 	OPT_HUBA, OPT_HUBB, OPT_YIELD, OPT_TIMEOUT, OPT_JSON, OPT_PLOT,
-	OPT_KIND, OPT_MODE, OPT_PAIR, OPT_SIZES, OPT_PROCS,
+	OPT_KIND, OPT_MODE, OPT_PAIR, OPT_SIZES, OPT_PROCS, OPT_CPUS,
 };
 
 static const struct option long_opts[] = {
@@ -280,6 +282,7 @@ static const struct option long_opts[] = {
 	{ "pair", required_argument, NULL, OPT_PAIR },
 	{ "sizes", required_argument, NULL, OPT_SIZES },
 	{ "procs", required_argument, NULL, OPT_PROCS },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -562,6 +565,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PROCS:
 			parse_procs(&cfg, optarg);
+			break;
+		case OPT_CPUS:
+			cfg.coll_cpus = parse_ulong("--cpus", optarg, 1, CPU_SETSIZE);
 			break;
 		case 'q':
 			progress_on = false;
