@@ -1452,7 +1452,7 @@ int coll_plot(const struct bench_cfg *cfg, const char *path)
 		rows, cols, cfg->kernel, cfg->ncpus, cfg->date);
 	fputs("set logscale x 2\nset logscale y\nset grid\nset key top left font ',8'\n"
 	      "set xtics ('8' 8, '32' 32, '128' 128, '512' 512, '2K' 2048, "
-	      "'8K' 8192, '32K' 32768, '64K' 65536)\n", g);
+	      "'8K' 8192, '32K' 32768, '64K' 65536)\nset xrange [6:90000]\n", g);
 	for (unsigned int i = 0; i < cr.nruns; i++) {
 		const struct coll_run *r = &cr.run[i];
 		unsigned int plotted = 0;
@@ -1489,7 +1489,7 @@ int coll_plot(const struct bench_cfg *cfg, const char *path)
 		unsigned int plotted = 0;
 
 		fputs("set title 'barrier'\nset xlabel 'processes (N)'\n"
-		      "set xtics (2, 4, 8, 16)\n", g);
+		      "set xtics (2, 4, 8, 16)\nset xrange [1.7:19]\n", g);
 		for (unsigned int k = 0; k < COLL_NM; k++) {
 			unsigned int pts = 0;
 
