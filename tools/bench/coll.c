@@ -19,10 +19,11 @@
  * the host's conditions.  Each timed collective follows a separator
  * barrier on the shared page (not timed, the same for every method, see
  * separator()); rank 0 times the collective from its call to the end of
- * the wait.  A warm-up of a few iterations sizes the
- * set: rank 0 computes the number of iterations that fills the set's time
- * budget and passes it on through the shared page.  The figure is the
- * median at rank 0.
+ * the wait.  A warm-up of a few iterations sizes the set: rank 0 computes
+ * the number of iterations that fills the set's time budget and passes it
+ * on through the shared page.  The figure is the median at rank 0.  The
+ * ranks are pinned round-robin to the allowed CPUs (--cpus: the first N
+ * of them).
  *
  * Every result is checked at every rank: allreduce is the 64-bit unsigned
  * SUM of values known in advance (different for each rank, element,
