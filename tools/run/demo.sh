@@ -3,8 +3,9 @@
 #
 # percs demo: what `make run` executes inside the VM, with percs.ko loaded.
 # Prints the emulated system, then runs `percs-bench all --quick` (about
-# 30 seconds on TCG) and prints its tables: limits, engine cost, latency,
-# bandwidth, RDMA, atomics, and the summary with the target checks.
+# 40 seconds on TCG) and prints its tables: limits, engine cost, latency,
+# bandwidth, RDMA, atomics, collectives, and the summary with the target
+# checks.
 #
 # Paths: the tools are looked up in $PERCS_BUILD (default: build/ next to
 # this script's tree).  Extra arguments are passed to percs-bench.
