@@ -20,7 +20,6 @@
  * Element arithmetic is the firmware model's CAU ALU (firmware-model/cau.c,
  * compiled into the library): the kernel's CAU uses the same code.
  */
-#define _GNU_SOURCE	/* ppoll() */
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
@@ -287,33 +286,6 @@ static bool coll_ready(struct percs_window *w)
 	       lp_cq_ring_pending(w);
 }
 
-/* Sleep until something arrives or @us pass (as pgas.c's waits). */
-static int coll_sleep(struct percs_window *w, unsigned int us)
-{
-	struct pollfd p = { .fd = w->fd, .events = POLLIN };
-	struct timespec ts = { .tv_sec = us / 1000000,
-			       .tv_nsec = (long)(us % 1000000) * 1000 };
-	int n;
-
-	/* POLLIN stays up while consumed packets are not credited. */
-	if (w->rq.head != w->rq.credited) {
-		n = percs_recv_credit(w);
-		if (n < 0)
-			return n;
-	}
-	n = ppoll(&p, 1, &ts, NULL);
-	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
-	if (n && (p.revents & POLLNVAL))
-		return -EBADF;
-	if (n && (p.revents & POLLERR)) {
-		uint32_t e = lp_load_relaxed(&w->status->error);
-
-		return e ? -(int)e : -EIO;
-	}
-	return 0;
-}
-
 /*
  * Advance until @r finishes or @timeout_ms pass (-1: no limit).  Return:
  * its status, -EINPROGRESS at the time limit, or the error that stopped
@@ -364,7 +336,7 @@ static int coll_wait(struct percs_coll_req *r, int timeout_ms)
 			if ((deadline - now) / 1000 < us)
 				us = (unsigned int)((deadline - now) / 1000) + 1;
 		}
-		ret = coll_sleep(w, us);
+		ret = lp_sleep_us(w, us);
 		if (ret)
 			return ret;
 		if (us < LP_COLL_SLEEP_MAX_US)

@@ -2,6 +2,7 @@
 /*
  * libpercs: opening HFIs, reserving and mapping windows, kick and wait.
  */
+#define _GNU_SOURCE	/* ppoll() */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -299,6 +301,37 @@ const volatile struct percs_status *percs_window_status(const struct percs_windo
 int percs_kick(struct percs_window *w, unsigned int flags)
 {
 	return w->kick(w, flags);
+}
+
+/*
+ * Sleep until something arrives or @us pass: the library's waits (atomics,
+ * collectives) between their kicks.  Consumed packets are credited first:
+ * POLLIN stays up while the HFI sees them unconsumed.  Return: 0, or the
+ * window's error.
+ */
+int lp_sleep_us(struct percs_window *w, unsigned int us)
+{
+	struct pollfd p = { .fd = w->fd, .events = POLLIN };
+	struct timespec ts = { .tv_sec = us / 1000000,
+			       .tv_nsec = (long)(us % 1000000) * 1000 };
+	int n;
+
+	if (w->rq.head != w->rq.credited) {
+		n = percs_recv_credit(w);
+		if (n < 0)
+			return n;
+	}
+	n = ppoll(&p, 1, &ts, NULL);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (n && (p.revents & POLLNVAL))
+		return -EBADF;
+	if (n && (p.revents & POLLERR)) {
+		uint32_t e = lp_load_relaxed(&w->status->error);
+
+		return e ? -(int)e : -EIO;
+	}
+	return 0;
 }
 
 int percs_wait(struct percs_window *w, int timeout_ms)

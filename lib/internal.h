@@ -290,6 +290,9 @@ LP_HIDDEN struct lp_rstash_ent *lp_rstash_take(struct percs_window *w,
 LP_HIDDEN bool lp_cq_pending(struct percs_window *w);
 LP_HIDDEN bool lp_cq_ring_pending(struct percs_window *w);
 LP_HIDDEN int lp_cq_drain(struct percs_window *w);
+
+/* hfi.c: sleep in ppoll(2) until something arrives or @us pass */
+LP_HIDDEN int lp_sleep_us(struct percs_window *w, unsigned int us);
 LP_HIDDEN void lp_cq_release(struct percs_window *w);
 
 /* rdma.c: compose a descriptor; if the FIFO is full, publish, kick, retry once */

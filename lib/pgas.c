@@ -10,7 +10,6 @@
  * packed descriptor, or until anything else comes.  Completions are taken
  * wherever the CQ is read (cq.c): in our waits, and in percs_cq_poll().
  */
-#define _GNU_SOURCE	/* ppoll() */
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -230,32 +229,6 @@ static void amo_check_lost(struct percs_window *w, int64_t *since)
 	*since = -1;
 }
 
-/* Sleep until something arrives or @us pass, as percs_wait(). */
-static int amo_sleep(struct percs_window *w, unsigned int us)
-{
-	struct pollfd p = { .fd = w->fd, .events = POLLIN };
-	struct timespec ts = { .tv_nsec = (long)us * 1000 };
-	int n;
-
-	/* POLLIN stays up while consumed packets are not credited. */
-	if (w->rq.head != w->rq.credited) {
-		n = percs_recv_credit(w);
-		if (n < 0)
-			return n;
-	}
-	n = ppoll(&p, 1, &ts, NULL);
-	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
-	if (n && (p.revents & POLLNVAL))
-		return -EBADF;
-	if (n && (p.revents & POLLERR)) {
-		uint32_t e = lp_load_relaxed(&w->status->error);
-
-		return e ? -(int)e : -EIO;
-	}
-	return 0;
-}
-
 /*
  * Take completions until @u holds.  Kick mode: each round rings the
  * doorbell, which runs the engine and its retransmissions; poll mode:
@@ -289,7 +262,7 @@ static int amo_wait(struct percs_window *w, enum amo_until u, unsigned int i)
 		amo_check_lost(w, &since);
 		if (amo_reached(&w->amo, u, i))
 			return 0;
-		ret = amo_sleep(w, us);
+		ret = lp_sleep_us(w, us);
 		if (ret)
 			return ret;
 		if (us < LP_AMO_SLEEP_MAX_US)
