@@ -399,8 +399,11 @@ unsigned int percs_cau_count(struct percs_dev *pd)
  * @pd: the system
  *
  * "entries PER_HUB" then "hub N used U" for every hub with an entry
- * taken, then per tree "tree ID flags F job_key K members N" and one line
- * per member: "  INDEX hub H window GID parent P joined 0|1".
+ * taken, then per tree "tree ID flags F job_key K members N mcast posted
+ * P delivered D resent R refused F" (its multicasts: posted by members,
+ * written into members' FIFOs, transfers sent again, refused by a node
+ * with no free buffer) and one line per member: "  INDEX hub H window GID
+ * parent P joined 0|1".
  */
 void percs_cau_show(struct seq_file *m, struct percs_dev *pd)
 {
@@ -414,8 +417,10 @@ void percs_cau_show(struct seq_file *m, struct percs_dev *pd)
 		if (pd->cau.used[i])
 			seq_printf(m, "hub %u used %u\n", i, pd->cau.used[i]);
 	xa_for_each(&pd->cau.trees, id, t) {
-		seq_printf(m, "tree %u flags %u job_key %u members %u\n",
-			   t->id, t->flags, t->job_key, t->nr);
+		seq_printf(m, "tree %u flags %u job_key %u members %u mcast posted %llu delivered %llu resent %llu refused %llu\n",
+			   t->id, t->flags, t->job_key, t->nr,
+			   READ_ONCE(t->mc_posted), READ_ONCE(t->mc_delivered),
+			   READ_ONCE(t->mc_resent), READ_ONCE(t->mc_refused));
 		for (i = 0; i < t->nr; i++)
 			seq_printf(m, "  %u hub %u window %u parent %d joined %d\n",
 				   i, t->node[i].hub, t->node[i].gid,

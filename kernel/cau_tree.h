@@ -11,6 +11,15 @@
 /* Operations one node keeps in flight: its slots, by number modulo this. */
 #define PERCS_CAU_SLOTS		PERCS_CAU_MAX_INFLIGHT
 
+/*
+ * Multicast buffers of one pool.  A node has a pool per incoming link and
+ * one for its member's own multicasts; a link carries at most this many
+ * unacknowledged multicasts (the receiving pool's size).
+ */
+#define PERCS_CAU_MC_BUFS	4
+/* percs_cau_mbuf.in of a multicast the node's own member posted */
+#define PERCS_CAU_MC_LOCAL	0xffff
+
 /**
  * struct percs_cau_slot - one operation at one node
  * @seq: its number, 0 when the slot is free
@@ -52,6 +61,62 @@ struct percs_cau_slot {
 };
 
 /**
+ * struct percs_cau_mbuf - a multicast held at one node
+ * @list: in the node's @mq, in the order the node took it
+ * @stamp: that order: the node's count of multicasts taken
+ * @oseq: the origin's n-th multicast on the tree
+ * @tag: the origin descriptor's tag
+ * @in: the link it came in on, %PERCS_CAU_MC_LOCAL for the member's own
+ * @origin: index of the origin member
+ * @owe: links that have not acknowledged it yet
+ * @type: PERCS_CAU_T_*
+ * @count: elements
+ * @used: the buffer holds a multicast
+ * @deliver: it is still to be written into the member's receive FIFO
+ * @data: %PERCS_CAU_PAYLOAD bytes, zero beyond @count
+ *
+ * A buffer is free again once every link it goes out on has acknowledged
+ * it and its member has it.
+ */
+struct percs_cau_mbuf {
+	struct list_head list;
+	u64 stamp;
+	u64 oseq;
+	u32 tag;
+	u16 in;
+	u16 origin;
+	u8 owe;
+	u8 type;
+	u8 count;
+	bool used;
+	bool deliver;
+	u8 data[PERCS_CAU_PAYLOAD] __aligned(8);
+};
+
+/**
+ * struct percs_cau_mlink - a node's end of one tree edge, for multicasts
+ * @tx_next: the number the next multicast sent on the edge gets (from 1)
+ * @tx_acked: every number up to this one was acknowledged
+ * @tx_stamp: the stamp of the last multicast given a number here: the
+ *	next to send is the first one held after it
+ * @deadline: when the unacknowledged ones are sent again
+ * @rx_next: the number the next multicast accepted from the other end has
+ * @ring: the node's buffer (index in its @mb) of number s, at
+ *	s % %PERCS_CAU_MC_BUFS, while s is not acknowledged
+ * @refused: a multicast from the other end found no free buffer: tell it
+ *	when one frees
+ */
+struct percs_cau_mlink {
+	u64 tx_next;
+	u64 tx_acked;
+	u64 tx_stamp;
+	u64 deadline;
+	u64 rx_next;
+	u16 ring[PERCS_CAU_MC_BUFS];
+	bool refused;
+};
+
+/**
  * struct percs_cau_node - one member of a tree, on its hub's CAU
  * @gid: its window's global id
  * @inst: that window's instance (percs_window.inst)
@@ -70,6 +135,14 @@ struct percs_cau_slot {
  * @in: ordered trees: per slot, (1 + @nr_children) inputs of
  *	%PERCS_CAU_PAYLOAD bytes (the member's own first, then the
  *	children's by position), combined in that order
+ * @nlinks: its tree edges: link k < @nr_children goes to the child at
+ *	position k, link @nr_children to the parent
+ * @mc_posted: the member's multicasts accepted so far
+ * @mc_stamp: multicasts the node has taken (from a link or its member)
+ * @mq: the multicasts held here, in the order taken
+ * @ml: per link, its multicast state
+ * @mb: (@nlinks + 1) pools of %PERCS_CAU_MC_BUFS buffers: pool k < @nlinks
+ *	for what link k brings, pool @nlinks for the member's own
  */
 struct percs_cau_node {
 	u32 gid;
@@ -87,6 +160,12 @@ struct percs_cau_node {
 	u32 up_gen;
 	struct percs_cau_slot slot[PERCS_CAU_SLOTS];
 	u8 (*in)[PERCS_CAU_PAYLOAD];
+	u16 nlinks;
+	u64 mc_posted;
+	u64 mc_stamp;
+	struct list_head mq;
+	struct percs_cau_mlink *ml;
+	struct percs_cau_mbuf *mb;
 };
 
 /**
@@ -96,7 +175,8 @@ struct percs_cau_node {
  * @type: enum percs_cau_msg_type
  * @from: sending node
  * @to: receiving node
- * @seq: the operation
+ * @seq: the operation; for the multicast kinds the edge's number (of a
+ *	multicast, or the last acknowledged)
  *
  * The data of an input or a result is read from the sender's slot when
  * the transfer arrives: a receiver reads it only while it has not
@@ -116,6 +196,9 @@ enum percs_cau_msg_type {
 	PERCS_CAU_UP_ACK,
 	PERCS_CAU_DOWN,		/* the result, to a child */
 	PERCS_CAU_DOWN_ACK,
+	PERCS_CAU_MC,		/* a multicast, on one edge */
+	PERCS_CAU_MC_ACK,	/* every multicast up to seq taken */
+	PERCS_CAU_MC_ROOM,	/* a buffer freed: send the refused again */
 };
 
 /**
@@ -135,6 +218,12 @@ enum percs_cau_msg_type {
  * @work: resends, delayed transfers, deliveries that waited for room
  * @rcu: frees the tree after lock-free lookups are done
  * @kids: the children's indices, by node
+ * @mlinks: every node's &percs_cau_node.ml
+ * @mbufs: every node's &percs_cau_node.mb
+ * @mc_posted: multicasts posted by the members (debugfs percs/cau)
+ * @mc_delivered: multicasts written into members' receive FIFOs
+ * @mc_resent: multicast transfers sent again (lost, refused, delayed)
+ * @mc_refused: multicasts a node refused for want of a free buffer
  * @node: the members, in the creator's order
  */
 struct percs_cau_tree {
@@ -153,6 +242,12 @@ struct percs_cau_tree {
 	struct delayed_work work;
 	struct rcu_head rcu;
 	u16 *kids;
+	struct percs_cau_mlink *mlinks;
+	struct percs_cau_mbuf *mbufs;
+	u64 mc_posted;
+	u64 mc_delivered;
+	u64 mc_resent;
+	u64 mc_refused;
 	struct percs_cau_node node[];
 };
 
