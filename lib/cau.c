@@ -18,6 +18,18 @@
  * one of them (an error: user_data is the tag) names the tree and the
  * operation.  A tree's end is a completion entry with user_data the tree
  * id and res -ECONNRESET.
+ *
+ * A bcast is the CAU's multicast (PERCS_COLL_MCAST): the origin posts its
+ * chunks as multicasts (tag lp_cau_tag(0, idx): index 0 is no tree's, so
+ * the tag says "a multicast of tree idx"), which take no operation
+ * number and wait for no result; the kernel numbers an origin's
+ * multicasts on a tree from 1 and delivers them to every other member in
+ * that order.  So every member counts, per origin, the multicasts its
+ * bcast calls have claimed (a call from origin o of n chunks claims o's
+ * next n), and matches each arriving multicast by (origin, seq) to the
+ * running call that claimed it; one that comes before its call (a root
+ * returns once it has posted, and may be a call ahead) is kept until the
+ * call starts.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,8 +37,6 @@
 
 #include "internal.h"
 #include "cau.h"	/* firmware-model: fm_cau_check(), fm_cau_elem_size() */
-
-/* ---- results and completion entries ------------------------------------------ */
 
 /* A chunk's result (or error) came: the request has one more done. */
 static void chunk_done(struct lp_cau_slot *s, int status, const uint8_t *data,
@@ -50,6 +60,187 @@ static void chunk_done(struct lp_cau_slot *s, int status, const uint8_t *data,
 	*s = (struct lp_cau_slot){ 0 };
 }
 
+/* ---- multicasts ---------------------------------------------------------- */
+
+/* A multicast that came before the bcast call it belongs to. */
+struct lp_cau_mc_pkt {
+	struct lp_cau_mc_pkt *next;
+	uint32_t origin;
+	uint64_t seq;
+	int status;
+	size_t have;
+	uint8_t data[PERCS_CAU_PAYLOAD];
+};
+
+/**
+ * struct lp_cau_mc - a tree handle's multicast state
+ * @early: multicasts that came before their call, in arrival order
+ * @early_tail: where the next one is linked
+ * @last: the origin of the last multicast that came (runs are common)
+ * @claimed: per origin, its multicasts that calls here have claimed
+ * @members: the members' windows, by index (a multicast's src)
+ */
+struct lp_cau_mc {
+	struct lp_cau_mc_pkt *early;
+	struct lp_cau_mc_pkt **early_tail;
+	uint32_t last;
+	uint64_t *claimed;
+	struct percs_addr members[];
+};
+
+int lp_cau_mc_init(struct percs_cau_tree *t, const struct percs_cau_member *m)
+{
+	struct lp_cau_mc *mc = calloc(1, sizeof(*mc) +
+				      t->nr * sizeof(mc->members[0]));
+
+	if (!mc)
+		return -ENOMEM;
+	mc->claimed = calloc(t->nr, sizeof(*mc->claimed));
+	if (!mc->claimed) {
+		free(mc);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < t->nr; i++)
+		mc->members[i] = m[i].win;
+	mc->early_tail = &mc->early;
+	t->mc = mc;
+	return 0;
+}
+
+void lp_cau_mc_free(struct percs_cau_tree *t)
+{
+	struct lp_cau_mc *mc = t->mc;
+	struct lp_cau_mc_pkt *p, *next;
+
+	if (!mc)
+		return;
+	for (p = mc->early; p; p = next) {
+		next = p->next;
+		free(p);
+	}
+	free(mc->claimed);
+	free(mc);
+	t->mc = NULL;
+}
+
+static bool addr_eq(const struct percs_addr *a, const struct percs_addr *b)
+{
+	return a->hub == b->hub && a->hfi == b->hfi && a->window == b->window;
+}
+
+/* The member whose window is @a, or UINT32_MAX. */
+static uint32_t mc_origin(struct percs_cau_tree *t, const struct percs_addr *a)
+{
+	struct lp_cau_mc *mc = t->mc;
+
+	if (mc->last < t->nr && addr_eq(&mc->members[mc->last], a))
+		return mc->last;
+	for (uint32_t i = 0; i < t->nr; i++)
+		if (addr_eq(&mc->members[i], a))
+			return mc->last = i;
+	return UINT32_MAX;
+}
+
+/* Chunk @seq of the origin's multicasts lands in @r (it claimed it). */
+static void mc_chunk(struct percs_coll_req *r, uint64_t seq, int status,
+		     const uint8_t *data, size_t have)
+{
+	struct lp_cau_req *cr = &r->cau;
+	size_t off = (size_t)(seq - cr->mc_base - 1) * PERCS_CAU_PAYLOAD;
+	size_t len = cr->bytes - off < PERCS_CAU_PAYLOAD ? cr->bytes - off :
+							     PERCS_CAU_PAYLOAD;
+
+	if (!status && have < len)
+		status = -EPROTO;
+	if (!status)
+		memcpy(cr->dst + off, data, len);
+	if (status && !r->status)
+		r->status = status;
+	cr->resolved++;
+}
+
+/* The running receive that claimed multicast @seq of @origin, or NULL. */
+static struct percs_coll_req *mc_req(struct percs_cau_tree *t, uint32_t origin,
+				     uint64_t seq)
+{
+	struct percs_coll_req *r;
+
+	for (r = t->w->coll->head; r; r = r->next) {
+		struct lp_cau_req *cr = &r->cau;
+
+		if (!r->done && r->kind == LP_REQ_CAU && cr->t == t &&
+		    cr->coll == PERCS_COLL_MCAST && cr->want &&
+		    cr->origin == origin && seq > cr->mc_base &&
+		    seq - cr->mc_base <= cr->nchunks)
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * A multicast arrived: to the call that claimed it, kept for the call
+ * still to come, or dropped (its call ended without it, or it is from no
+ * member: neither can be taken by anyone).
+ */
+static void mc_claim(struct percs_cau_tree *t, const struct percs_pkt_hdr *h,
+		     const struct percs_coll_ext *e)
+{
+	const uint8_t *data = (const uint8_t *)(h + 1) + sizeof(*e);
+	size_t have = h->length - sizeof(*e);
+	uint32_t origin = mc_origin(t, &h->src);
+	struct lp_cau_mc *mc = t->mc;
+	struct percs_coll_req *r;
+	struct lp_cau_mc_pkt *p;
+
+	if (origin == UINT32_MAX || !e->seq)
+		return;
+	if (e->seq <= mc->claimed[origin]) {
+		r = mc_req(t, origin, e->seq);
+		if (r)
+			mc_chunk(r, e->seq, e->status, data, have);
+		return;
+	}
+	p = malloc(sizeof(*p));
+	if (!p) {
+		/* Lost here: the call it belongs to fails. */
+		if (!t->late_err)
+			t->late_err = -ENOMEM;
+		return;
+	}
+	*p = (struct lp_cau_mc_pkt){
+		.origin = origin, .seq = e->seq, .status = e->status,
+		.have = have < PERCS_CAU_PAYLOAD ? have : PERCS_CAU_PAYLOAD,
+	};
+	memcpy(p->data, data, p->have);
+	*mc->early_tail = p;
+	mc->early_tail = &p->next;
+}
+
+/* A receiving call starts: it claims the origin's next chunks. */
+static void mc_start(struct percs_cau_tree *t, struct percs_coll_req *r)
+{
+	struct lp_cau_req *cr = &r->cau;
+	struct lp_cau_mc *mc = t->mc;
+	struct lp_cau_mc_pkt **pp = &mc->early, *p;
+
+	cr->mc_base = mc->claimed[cr->origin];
+	mc->claimed[cr->origin] += cr->nchunks;
+	mc->early_tail = &mc->early;
+	while ((p = *pp)) {
+		if (p->origin == cr->origin && p->seq > cr->mc_base &&
+		    p->seq - cr->mc_base <= cr->nchunks) {
+			mc_chunk(r, p->seq, p->status, p->data, p->have);
+			*pp = p->next;
+			free(p);
+			continue;
+		}
+		pp = &p->next;
+		mc->early_tail = pp;
+	}
+}
+
+/* ---- results and completion entries ------------------------------------------ */
+
 int lp_cau_claim(struct percs_window *w, const struct percs_pkt_hdr *h)
 {
 	struct percs_coll_ext e;
@@ -62,6 +253,10 @@ int lp_cau_claim(struct percs_window *w, const struct percs_pkt_hdr *h)
 	t = lp_cau_tree_by_id(w->coll, e.tree);
 	if (!t)
 		return 0;	/* not a tree of the library's: the user's */
+	if (e.coll == PERCS_COLL_MCAST) {
+		mc_claim(t, h, &e);
+		return 1;
+	}
 	s = &t->slot[e.seq % PERCS_CAU_MAX_INFLIGHT];
 	if (s->req && s->seq == e.seq)
 		chunk_done(s, e.status, (const uint8_t *)(h + 1) + sizeof(e),
@@ -86,6 +281,16 @@ bool lp_cau_cqe(struct percs_window *w, const struct percs_cqe *c)
 	}
 	if ((c->user_data >> 32) || (tag >> 24) != PERCS_CAU_TAG_HI)
 		return false;
+	if (!((tag >> 16) & 0xff)) {
+		/* A multicast's descriptor (lp_cau_tag(0, idx)). */
+		t = (tag & 0xffff) < LP_CAU_TREES ? coll->tree[tag & 0xffff] :
+						    NULL;
+		if (!t)
+			return false;
+		if (c->res && !t->late_err)
+			t->late_err = c->res;
+		goto out;
+	}
 	t = coll->tree[(tag >> 16) & 0xff];
 	if (!t)
 		return false;
@@ -123,7 +328,8 @@ static int post_chunk(struct percs_cau_tree *t, struct lp_cau_req *cr,
 	struct percs_pkt_hdr h = {
 		.kind = PERCS_PKT_COLL,
 		.route = PERCS_ROUTE_DIRECT,
-		.tag = lp_cau_tag(t->idx, seq),
+		.tag = cr->coll == PERCS_COLL_MCAST ? lp_cau_tag(0, t->idx) :
+						      lp_cau_tag(t->idx, seq),
 	};
 
 	if (cr->coll != PERCS_COLL_BARRIER) {
@@ -156,6 +362,20 @@ int lp_cau_post(struct percs_cau_tree *t)
 			struct lp_cau_slot *s =
 				&t->slot[seq % PERCS_CAU_MAX_INFLIGHT];
 
+			if (cr->coll == PERCS_COLL_MCAST) {
+				/* No operation number, no result. */
+				ret = post_chunk(t, cr, cr->posted, 0);
+				if (ret == -EAGAIN) {
+					ret = 0;
+					goto out;
+				}
+				if (ret)
+					goto out;
+				cr->resolved++;
+				cr->posted++;
+				composed++;
+				continue;
+			}
 			if (s->req)
 				goto out;	/* the one 16 before still runs */
 			ret = post_chunk(t, cr, cr->posted, seq);
@@ -216,6 +436,7 @@ struct cau_args {
 	void *dst;
 	size_t bytes;
 	bool want;
+	uint32_t origin;
 };
 
 static int cau_run(struct percs_cau_tree *t, const struct cau_args *a,
@@ -245,8 +466,16 @@ static int cau_run(struct percs_cau_tree *t, const struct cau_args *a,
 		.bytes = a->bytes, .nchunks = (uint32_t)nchunks,
 		.coll = a->coll, .op = a->op, .type = a->type,
 		.esize = (uint8_t)fm_cau_elem_size(a->type), .want = a->want,
+		.origin = a->origin,
 	};
 	t->running++;
+	if (a->coll == PERCS_COLL_MCAST && a->want) {
+		/* A multicast received posts nothing: it claims chunks. */
+		cr->posted = cr->nchunks;
+		mc_start(t, r);
+		lp_cau_check(r);
+		return lp_req_run(r, out);
+	}
 	if (t->q_tail)
 		t->q_tail->cau.qnext = r;
 	else
@@ -318,16 +547,17 @@ int percs_cau_reduce(struct percs_cau_tree *t, const void *sendbuf,
 }
 
 /*
- * Multicast on allreduce: OR of 64-bit words, zeros from every member but
- * the origin; the last chunk's words are padded with zeros.
+ * The CAU's multicast: the origin posts 64-byte chunks (64-bit words, the
+ * last padded with zeros), the others take the origin's next chunks.
  */
 static int cau_bcast(struct percs_cau_tree *t, unsigned int root, void *buf,
 		     size_t len, struct percs_coll_req **req)
 {
 	struct cau_args a = {
-		.coll = PERCS_COLL_ALLREDUCE, .op = PERCS_CAU_OP_OR,
+		.coll = PERCS_COLL_MCAST, .op = PERCS_CAU_OP_NOP,
 		.type = PERCS_CAU_T_U64, .src = t->me == root ? buf : NULL,
 		.dst = buf, .bytes = len, .want = t->me != root,
+		.origin = root,
 	};
 
 	if (root >= t->nr || (len && !buf))

@@ -59,6 +59,10 @@ static int tree_new(struct percs_window *w, const struct percs_cau_member *m,
 	*t = (struct percs_cau_tree){
 		.w = w, .nr = nr, .me = me, .root = root, .flags = flags,
 	};
+	if (lp_cau_mc_init(t, m)) {
+		free(t);
+		return -ENOMEM;
+	}
 	*out = t;
 	return 0;
 }
@@ -84,6 +88,7 @@ static void tree_free(struct percs_cau_tree *t)
 		c->tree[t->idx] = NULL;
 		c->nr_trees--;
 	}
+	lp_cau_mc_free(t);
 	free(t);
 }
 
@@ -105,7 +110,7 @@ int percs_cau_tree_create(struct percs_window *w,
 	c.members = (uint64_t)(uintptr_t)members;
 	if (ioctl(w->fd, PERCS_IOC_CAU_CREATE, &c) < 0) {
 		ret = -errno;
-		free(t);
+		tree_free(t);
 		return ret;
 	}
 	t->id = c.tree;
@@ -133,7 +138,7 @@ int percs_cau_tree_join(struct percs_window *w, uint32_t id,
 		return ret;
 	ret = tree_op(w, PERCS_IOC_CAU_JOIN, id);
 	if (ret) {
-		free(t);
+		tree_free(t);
 		return ret;
 	}
 	t->id = id;

@@ -410,8 +410,11 @@ void lp_coll_release(struct percs_window *w)
 			lp_sw_req_fini(r);
 		free(r);	/* only heap requests outlive their call */
 	}
-	for (unsigned int i = 1; i < LP_CAU_TREES; i++)
+	for (unsigned int i = 1; i < LP_CAU_TREES; i++) {
+		if (c->tree[i])
+			lp_cau_mc_free(c->tree[i]);
 		free(c->tree[i]);
+	}
 	for (g = c->groups; g; g = gn) {
 		gn = g->next;
 		g->running = 0;

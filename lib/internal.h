@@ -364,6 +364,9 @@ enum lp_req_kind { LP_REQ_CAU, LP_REQ_SW };
  * @type: PERCS_CAU_T_*
  * @esize: element bytes
  * @want: result packets come to this member
+ * @origin: a multicast's origin member (PERCS_COLL_MCAST)
+ * @mc_base: a multicast received: its chunks are the origin's multicasts
+ *	@mc_base + 1 .. @mc_base + @nchunks
  */
 struct lp_cau_req {
 	struct percs_cau_tree *t;
@@ -379,6 +382,8 @@ struct lp_cau_req {
 	uint8_t type;
 	uint8_t esize;
 	bool want;
+	uint32_t origin;
+	uint64_t mc_base;
 };
 
 /* What a software receive does with the data. */
@@ -489,7 +494,9 @@ struct lp_cau_slot {
  * @q_head: requests still posting, in the order they were started
  * @q_tail: see @q_head
  * @probe_ns: when the waits last asked the kernel whether it still exists
+ * @mc: multicast state (cau.c)
  */
+struct lp_cau_mc;
 struct percs_cau_tree {
 	struct percs_window *w;
 	uint32_t id;
@@ -506,6 +513,7 @@ struct percs_cau_tree {
 	struct percs_coll_req *q_head;
 	struct percs_coll_req *q_tail;
 	uint64_t probe_ns;
+	struct lp_cau_mc *mc;
 };
 
 /* A software message packet that came before its receive was current. */
@@ -591,6 +599,9 @@ LP_HIDDEN int lp_cau_claim(struct percs_window *w,
 LP_HIDDEN bool lp_cau_cqe(struct percs_window *w, const struct percs_cqe *c);
 LP_HIDDEN int lp_cau_post(struct percs_cau_tree *t);
 LP_HIDDEN void lp_cau_check(struct percs_coll_req *r);
+LP_HIDDEN int lp_cau_mc_init(struct percs_cau_tree *t,
+			     const struct percs_cau_member *m);
+LP_HIDDEN void lp_cau_mc_free(struct percs_cau_tree *t);
 
 /* cau_tree.c */
 LP_HIDDEN void lp_cau_probe(struct percs_window *w);

@@ -1019,13 +1019,18 @@ int percs_cau_reduce(struct percs_cau_tree *t, const void *sendbuf,
  * @t: the tree
  * @root: index of the origin member (any member, not only the tree's root)
  * @buf: the data at @root, the result elsewhere
- * @len: bytes (any number)
+ * @len: bytes (any number; 0 sends nothing)
  *
- * The CAU's own multicast (%PERCS_COLL_MCAST) is not executed by the
- * kernel yet: this version is built on allreduce (OR of 64-bit words, the
- * origin contributing its bytes and every other member zeros), so every
- * member takes part, one CAU operation per 64 bytes.  The call and its
- * semantics stay when the CAU's multicast lands.
+ * Every member calls it with the same @root and @len, in the same order
+ * as its other collectives on @t.  The CAU's own multicast
+ * (%PERCS_COLL_MCAST): @root posts one multicast per 64 bytes and
+ * returns once all are posted (its buffer may be reused then; it does not
+ * wait for the others); every other member returns once it has the
+ * bytes.  The kernel delivers one origin's multicasts in order, so a
+ * member matches them to its calls by origin; those that come before the
+ * call they belong to (the root may be a call ahead) are kept for it.
+ * Multicasts take no operation number: they do not count in
+ * &percs_cau_tree_info.ops.
  */
 int percs_cau_bcast(struct percs_cau_tree *t, unsigned int root, void *buf,
 		    size_t len);

@@ -9,6 +9,12 @@
  * 17th waits in the send FIFO -, results written into the members' receive
  * FIFOs, held back while they are full, -EINVAL when members disagree), but
  * combines every operation in member order with the firmware model's ALU.
+ * Multicasts (PERCS_COLL_MCAST) as the kernel's: numbered per origin from
+ * 1, written into every other member's receive FIFO in the origin's order
+ * (held while a FIFO is full, and then every later one to that member
+ * too), at most FC_MC_BUFS of an origin not yet everywhere - the next one
+ * waits in its send FIFO, and the origin's engine runs again when one
+ * finishes, as the kernel wakes it.
  * Its tree ioctls (CREATE, JOIN, DESTROY) answer on fake window fds
  * (/dev/null fds, one per window); DESTROY posts -ECONNRESET entries to the
  * other members.  Knobs hold results back, release them newest first, and
@@ -26,6 +32,19 @@
 
 #define FC_TREES	8
 #define FC_RING		64
+#define FC_MC_BUFS	4	/* an origin's multicasts not yet everywhere */
+#define FC_MC		(NWIN * FC_MC_BUFS)
+
+/* A multicast on its way to the members. */
+struct fc_mc {
+	uint64_t stamp;		/* post order in the tree, 0: free */
+	uint64_t seq;		/* the origin's n-th */
+	unsigned int origin;
+	uint32_t tag;
+	uint32_t wants;		/* members still to get it */
+	uint8_t type, count;
+	uint8_t data[PERCS_CAU_PAYLOAD];
+};
 
 struct fc_op {
 	uint64_t seq;
@@ -51,6 +70,11 @@ struct fc_tree {
 	uint64_t done[NWIN];	/* operations finished for the member */
 	unsigned int peak[NWIN];	/* most unfinished at once */
 	struct fc_op ops[FC_RING];
+	uint64_t mc_posted[NWIN];	/* multicasts of each origin */
+	unsigned int mc_busy[NWIN];	/* of those, not yet everywhere */
+	bool mc_waiting[NWIN];	/* a multicast waits in its send FIFO */
+	uint64_t mc_stamp;
+	struct fc_mc mc[FC_MC];
 };
 
 static struct {
@@ -63,6 +87,8 @@ static struct {
 	unsigned int descs;	/* descriptors accepted */
 	unsigned int bad;	/* descriptors refused */
 	unsigned int busy;	/* times a descriptor waited for its slot */
+	unsigned int mc_busy;	/* times a multicast waited for a buffer */
+	unsigned int mc_delivered;
 	struct percs_coll_ext last;
 } FC = { .next_id = 100 };
 
@@ -133,6 +159,87 @@ static int fc_seq_cmp(const void *a, const void *b)
 }
 
 /*
+ * Write @t's multicasts where they can go: each member gets them in the
+ * order posted (FC.reverse: the origins taken last to first, each's in its
+ * order) and none past one its FIFO had no room for.  An origin with a
+ * multicast waiting in its send FIFO runs again once one finishes.
+ */
+static bool fc_mc_pump_once(struct fc_tree *t)
+{
+	uint32_t blocked = 0;
+	bool freed[NWIN] = { false }, again = false;
+
+	for (unsigned int k = 0; k < t->nr && !FC.hold; k++) {
+		unsigned int o = FC.reverse ? t->nr - 1 - k : k;
+
+		for (;;) {
+			struct fc_mc *m = NULL;
+
+			/* The origin's oldest not everywhere it can go. */
+			for (int j = 0; j < FC_MC; j++)
+				if (t->mc[j].stamp && t->mc[j].origin == o &&
+				    (t->mc[j].wants & ~blocked) &&
+				    (!m || t->mc[j].stamp < m->stamp))
+					m = &t->mc[j];
+			if (!m)
+				break;
+			for (unsigned int i = 0; i < t->nr; i++) {
+				struct {
+					struct percs_pkt_hdr h;
+					struct percs_coll_ext e;
+					uint8_t d[PERCS_CAU_PAYLOAD];
+				} p;
+				struct fwin *d = H.win[t->m[i].win.window];
+				struct fwin *src = H.win[t->m[o].win.window];
+
+				if (!(m->wants & ~blocked & (1U << i)))
+					continue;
+				if (!d || !src) {
+					m->wants &= ~(1U << i);
+					continue;
+				}
+				memset(&p, 0, sizeof(p));
+				p.h.kind = PERCS_PKT_COLL;
+				p.h.length = sizeof(p.e) + sizeof(p.d);
+				p.h.dst = d->addr;
+				p.h.tag = m->tag;
+				p.e = (struct percs_coll_ext){
+					.tree = t->id, .coll = PERCS_COLL_MCAST,
+					.type = m->type, .count = m->count,
+					.seq = m->seq,
+				};
+				memcpy(p.d, m->data, sizeof(p.d));
+				if (deliver(src, &p.h) == 0) {
+					m->wants &= ~(1U << i);
+					FC.mc_delivered++;
+				} else {
+					blocked |= 1U << i;
+				}
+			}
+			if (m->wants)
+				continue;	/* blocked everywhere it wants */
+			m->stamp = 0;
+			t->mc_busy[o]--;
+			freed[o] = true;
+		}
+	}
+	for (unsigned int o = 0; o < t->nr; o++)
+		if (freed[o] && t->mc_waiting[o] && H.win[t->m[o].win.window]) {
+			t->mc_waiting[o] = false;
+			if (engine_send(H.win[t->m[o].win.window]) > 0)
+				again = true;
+		}
+	return again;
+}
+
+static void fc_mc_pump(struct fc_tree *t)
+{
+	/* What the woken origins posted goes out now, as in the kernel. */
+	while (fc_mc_pump_once(t))
+		;
+}
+
+/*
  * Write the results that can be written (oldest first, or newest first
  * with FC.reverse; none with FC.hold); a member's operations finish in
  * order, once its result is written (or it wants none).
@@ -147,6 +254,7 @@ static void fc_pump(void)
 
 		if (!t->nr || !t->live)
 			continue;
+		fc_mc_pump(t);
 		rootw = H.win[t->m[fc_root(t)].win.window];
 		for (int j = 0; j < FC_RING && !FC.hold && rootw; j++)
 			if (t->ops[j].fired &&
@@ -197,16 +305,13 @@ static int fake_coll(struct fwin *f, const struct percs_pkt_hdr *h)
 
 	if (h->length >= sizeof(e))
 		memcpy(&e, h + 1, sizeof(e));
-	if (e.coll == PERCS_COLL_MCAST) {
-		err = -EOPNOTSUPP;
-		goto out;
-	}
 	size = fm_cau_elem_size(e.type);
 	if (h->length < sizeof(e) || e.seq || e.status || e.reserved ||
-	    e.coll > PERCS_COLL_BARRIER || h->dst.hub || h->dst.hfi ||
+	    e.coll > PERCS_COLL_LAST || h->dst.hub || h->dst.hfi ||
 	    h->dst.window || h->route != PERCS_ROUTE_DIRECT ||
 	    fm_cau_check(e.op, e.type, e.count) ||
 	    (e.coll == PERCS_COLL_BARRIER && (e.count || e.op)) ||
+	    (e.coll == PERCS_COLL_MCAST && e.op) ||
 	    h->length != sizeof(e) + e.count * size) {
 		violation("malformed COLL descriptor", f);
 		goto out;
@@ -220,6 +325,36 @@ static int fake_coll(struct fwin *f, const struct percs_pkt_hdr *h)
 	err = -EPERM;
 	if (i < 0 || !t->joined[i])
 		goto out;
+	if (e.coll == PERCS_COLL_MCAST) {
+		struct fc_mc *m = NULL;
+
+		for (int j = 0; j < FC_MC && !m; j++)
+			if (!t->mc[j].stamp)
+				m = &t->mc[j];
+		if (t->mc_busy[i] >= FC_MC_BUFS || !m) {
+			FC.mc_busy++;
+			t->mc_waiting[i] = true;
+			return -EBUSY;
+		}
+		*m = (struct fc_mc){
+			.stamp = ++t->mc_stamp, .seq = ++t->mc_posted[i],
+			.origin = (unsigned int)i, .tag = h->tag,
+			.type = e.type, .count = e.count,
+			.wants = ((t->nr == 32 ? ~0U : (1U << t->nr) - 1)) &
+				 ~(1U << i),
+		};
+		memcpy(m->data, data, sizeof(m->data));
+		t->mc_busy[i]++;
+		if (!m->wants) {
+			m->stamp = 0;
+			t->mc_busy[i]--;
+		}
+		FC.descs++;
+		FC.last = e;
+		if (h->flags & PERCS_PKT_F_NOTIFY)
+			post_cqe(f, h, 0, false);
+		return 0;
+	}
 	seq = t->posted[i] + 1;
 	if (seq > t->done[i] + PERCS_CAU_MAX_INFLIGHT) {
 		FC.busy++;
@@ -323,6 +458,15 @@ static int fake_cau_ioctl(int fd, unsigned long req, unsigned long arg)
 		return 0;
 	}
 	t->live = false;
+	for (unsigned int i = 0; i < t->nr; i++) {
+		struct fwin *d = H.win[t->m[i].win.window];
+
+		/* A multicast waiting for a buffer completes (-ENOENT). */
+		if (d && t->mc_waiting[i]) {
+			t->mc_waiting[i] = false;
+			engine_send(d);
+		}
+	}
 	for (unsigned int i = 0; i < t->nr; i++) {
 		struct fwin *d = H.win[t->m[i].win.window];
 		struct percs_cqe c = {
@@ -1099,13 +1243,22 @@ static void test_cau_reduce(void)
 	cenv_fini(n);
 }
 
-/* Multicast on allreduce: any length, any origin; the origin's bytes. */
+/*
+ * Bcast on the CAU's multicast: any length (1000 bytes: 16 multicasts, more
+ * than an origin has buffers, so some wait in its send FIFO), any origin;
+ * the origin's bytes and nothing beyond.  Then multicasts that come before
+ * their call: roots 0 and 3 start both of their calls at once and finish
+ * them before members 1 and 2 start; member 1 meets root 0's multicasts
+ * while in its first call (the second is complete as soon as it starts),
+ * and member 2 never makes the second call (what it kept is freed with
+ * the tree).
+ */
 static void test_cau_bcast(void)
 {
 	static const size_t lens[] = { 0, 1, 7, 8, 63, 64, 65, 200, 1000 };
 	const unsigned int n = 4;
-	struct percs_coll_req *req[NWIN];
-	uint8_t buf[NWIN][1001];
+	struct percs_coll_req *req[NWIN], *req2[NWIN];
+	uint8_t buf[NWIN][1001], b2[NWIN][300];
 	int st[NWIN];
 
 	cenv_init(n, 0, 65536);
@@ -1129,10 +1282,48 @@ static void test_cau_bcast(void)
 			if (i != root)
 				CHECK_EQ(buf[i][len], 0x5a);
 		}
-		CHECK(FC.last.op == PERCS_CAU_OP_OR || !len);
+		CHECK(!len || (FC.last.coll == PERCS_COLL_MCAST &&
+			       FC.last.op == PERCS_CAU_OP_NOP));
 	}
+	CHECK(FC.mc_busy > 0);
+	/* Nothing but multicasts was posted: no operation numbers taken. */
+	CHECK_EQ(ct[0]->posted, 0);
+
+	/* Early multicasts, delivered origin by origin, newest origin first. */
+	FC.reverse = true;
+	for (unsigned int i = 0; i < n; i++) {
+		memset(buf[i], 0x5a, sizeof(buf[i]));
+		memset(b2[i], 0x5a, sizeof(b2[i]));
+	}
+	fill(buf[3], 300, 3);
+	fill(b2[0], 200, 4);
+	for (unsigned int i = 0; i < n; i += n - 1) {
+		REQUIRE(percs_cau_ibcast(ct[i], 3, buf[i], 300, &req[i]) == 0);
+		REQUIRE(percs_cau_ibcast(ct[i], 0, b2[i], 200, &req2[i]) == 0);
+	}
+	req[1] = req[2] = req2[1] = req2[2] = NULL;
+	REQUIRE(run_reqs(req2, n, st));
+	REQUIRE(run_reqs(req, n, st));
+	CHECK(pattern_ok(buf[0], 300, 3));
+	CHECK(pattern_ok(b2[3], 200, 4));
+	for (unsigned int i = 1; i < 3; i++)
+		REQUIRE(percs_cau_ibcast(ct[i], 3, buf[i], 300, &req[i]) == 0);
+	req[0] = req[3] = NULL;
+	REQUIRE(run_reqs(req, n, st));
+	for (unsigned int i = 1; i < 3; i++) {
+		CHECK_EQ(st[i], 0);
+		CHECK(pattern_ok(buf[i], 300, 3));
+	}
+	/* Member 1 kept root 0's: complete at once, nothing more read. */
+	REQUIRE(percs_cau_ibcast(ct[1], 0, b2[1], 200, &req2[1]) == 0);
+	CHECK(req2[1]->done);
+	CHECK_EQ(percs_coll_wait(req2[1], 0), 0);
+	CHECK(pattern_ok(b2[1], 200, 4));
+	CHECK_EQ(b2[1][200], 0x5a);
+	CHECK_EQ(percs_coll_req_free(req2[1]), 0);
+	FC.reverse = false;
 	CHECK_EQ(H.violations, 0);
-	cenv_fini(n);
+	cenv_fini(n);	/* member 2's kept multicasts go with its tree */
 }
 
 /*

@@ -3885,7 +3885,7 @@ static const struct {
 	{ "cau: other packets and CQEs met while waiting come back in order", test_cau_recv_stash },
 	{ "cau: errors: op status, disagreement, tree end (CQE and probe), descriptor error, -EBUSY, arguments", test_cau_errors },
 	{ "cau: reduce at the root, non-roots done at post, late error to the next call", test_cau_reduce },
-	{ "cau: bcast on allreduce: any length, any origin", test_cau_bcast },
+	{ "cau: bcast on the CAU multicast: any length, any origin, early multicasts kept for their call", test_cau_bcast },
 	{ "cau: many requests in flight, barriers among them, small FIFOs", test_cau_many_requests },
 	{ "sw: allreduce binomial, recursive doubling, Rabenseifner on 1-11 ranks, exact, same bits everywhere", test_sw_allreduce },
 	{ "sw: reduce and bcast from every root, barriers of every algorithm", test_sw_reduce_bcast_barrier },
