@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * coll: collectives on CAU trees (PERCS_PKT_COLL descriptors) against the
- * real module: ALLREDUCE, REDUCE and BARRIER.  Descriptors are composed
+ * real module: ALLREDUCE, REDUCE, BARRIER and MCAST.  Descriptors are composed
  * raw in the send FIFO (percs_send_compose_hdr()) and results read raw
  * from the receive FIFO, so this tests the kernel, not a library.
  *
@@ -25,6 +25,17 @@
  * malformed descriptor field and each status; members that disagree.  A
  * full 4 KiB receive FIFO holds results back without losing any.  CAU
  * transfers counted on the links of a tree spanning four supernodes.
+ *
+ * Multicast: from every member of 16-member trees (binary, chain, star)
+ * to every other exactly once, never to itself, with the origin's src,
+ * tag, seq and data, counts 0 to the most; every malformed field; each
+ * origin's order at every member with several origins at once; 10,000
+ * under drop/duplicate/delay; every member of a chain and of a star
+ * multicasting into slowly read 4 KiB FIFOs (the nodes' buffers full,
+ * crossing both ways on every edge) with no deadlock; multicasts and
+ * allreduces interleaved on one tree; a tree destroyed or a member's
+ * window closed with multicasts in flight.  libpercs's percs_cau_bcast()
+ * from every root of 8 processes, 0 to 65536 bytes.
  *
  * coll.modparams runs this on topology=4x4 (16 hubs); tests skip on fewer.
  * Afterwards the live counters (cau_trees included) drain to zero.
@@ -2093,6 +2104,842 @@ TEST_F_TIMEOUT(coll, ordered_allreduce_under_drop_dup_reorder, 120)
 }
 
 /* ------------------------------------------------------------------ */
+/* Multicast (PERCS_COLL_MCAST): from any member to every other. */
+
+/* Origin @o's @k-th multicast: its type, count and data (zero beyond). */
+static void mc_make(unsigned int o, uint64_t k, unsigned int *type,
+		    unsigned int *count, uint8_t *data)
+{
+	uint64_t r = mix(o, k, 0x6d63);
+	unsigned int size;
+
+	*type = r % (PERCS_CAU_T_LAST + 1);
+	size = esize(*type);
+	*count = (r >> 8) % (maxcount(*type) + 1);
+	if ((o + k) % 7 == 0)
+		*count = 0;	/* a multicast may carry no data */
+	else if ((o + k) % 7 == 1)
+		*count = maxcount(*type);
+	memset(data, 0, PAY);
+	for (unsigned int l = 0; l < *count; l++)
+		st(data + l * size, size, mix(o, k, l + 1));
+}
+
+static uint32_t mc_tag(unsigned int o, uint64_t k)
+{
+	return (uint32_t)(o << 24 | (k & 0xffffff));
+}
+
+static void mc_desc(struct desc *d, uint32_t tree, unsigned int o, uint64_t k,
+		    bool notify)
+{
+	unsigned int type, count;
+	uint8_t data[PAY];
+
+	mc_make(o, k, &type, &count, data);
+	desc_make(d, tree, PERCS_COLL_MCAST, PERCS_CAU_OP_NOP, type, count,
+		  data, mc_tag(o, k));
+	if (notify)
+		d->h.flags |= PERCS_PKT_F_NOTIFY;
+}
+
+/* Post member @o's @k-th multicast, waiting for room in the send FIFO. */
+static int mc_post(struct percs_window *w, uint32_t tree, unsigned int o,
+		   uint64_t k)
+{
+	struct desc d;
+
+	mc_desc(&d, tree, o, k, false);
+	return desc_post(w, &d);
+}
+
+/* The same without waiting: -EAGAIN when the send FIFO is full. */
+static int mc_try(struct percs_window *w, uint32_t tree, unsigned int o,
+		  uint64_t k)
+{
+	struct desc d;
+	int ret;
+
+	mc_desc(&d, tree, o, k, false);
+	ret = percs_send_compose_hdr(w, &d.h, d.body, d.len);
+	return ret ? ret : percs_send_trigger(w);
+}
+
+/*
+ * What a member (@me of @n, windows @a) receives: a multicast of some
+ * other member, the next one of that origin (next[origin], from 1), with
+ * the origin's tag, type, count and data.  Return: the origin, or -1 with
+ * the reason in @why.
+ */
+static int mc_check(const struct res *r, uint32_t tree, uint32_t key,
+		    const struct percs_addr *a, unsigned int n, unsigned int me,
+		    uint64_t *next, char *why, size_t cap)
+{
+	unsigned int o, type, count;
+	uint8_t want[PAY];
+
+	for (o = 0; o < n; o++)
+		if (addr_eq(&r->h.src, &a[o]))
+			break;
+	if (r->h.kind != PERCS_PKT_COLL || r->len != RES_LEN ||
+	    r->h.length != RES_LEN || r->e.coll != PERCS_COLL_MCAST) {
+		snprintf(why, cap, "kind %u length %u coll %u: not a multicast",
+			 r->h.kind, r->h.length, r->e.coll);
+		return -1;
+	}
+	if (o == n || o == me) {
+		snprintf(why, cap, "from %u.%u.%u (%s)", r->h.src.hub,
+			 r->h.src.hfi, r->h.src.window,
+			 o == me ? "itself" : "not a member");
+		return -1;
+	}
+	if (r->e.seq != next[o]) {
+		snprintf(why, cap, "from member %u: seq %llu, want %llu%s", o,
+			 (unsigned long long)r->e.seq,
+			 (unsigned long long)next[o],
+			 r->e.seq < next[o] ? " (again)" : " (out of order)");
+		return -1;
+	}
+	mc_make(o, r->e.seq, &type, &count, want);
+	if (r->e.tree != tree || r->e.op != PERCS_CAU_OP_NOP ||
+	    r->e.type != type || r->e.count != count || r->e.status ||
+	    r->e.reserved || r->h.tag != mc_tag(o, r->e.seq) ||
+	    r->h.job_key != key) {
+		snprintf(why, cap,
+			 "from member %u seq %llu: tree %u op %u type %u count %u status %d tag 0x%x key %u, want tree %u op 0 type %u count %u tag 0x%x key %u",
+			 o, (unsigned long long)r->e.seq, r->e.tree, r->e.op,
+			 r->e.type, r->e.count, r->e.status, r->h.tag, r->h.job_key,
+			 tree, type, count, mc_tag(o, r->e.seq), key);
+		return -1;
+	}
+	if (memcmp(r->data, want, PAY)) {
+		snprintf(why, cap, "from member %u seq %llu: data differs",
+			 o, (unsigned long long)r->e.seq);
+		return -1;
+	}
+	next[o]++;
+	return (int)o;
+}
+
+/** struct mc_stats - a tree's multicast counters in percs/cau */
+struct mc_stats {
+	unsigned long long posted, delivered, resent, refused;
+};
+
+static int mc_stats(uint32_t tree, struct mc_stats *s)
+{
+	static char text[64 * 1024];
+	char *line, *save;
+
+	if (pt_cau_read(text, sizeof(text)) < 0)
+		return -EIO;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned int id, fl, key, nr;
+
+		if (sscanf(line, "tree %u flags %u job_key %u members %u mcast posted %llu delivered %llu resent %llu refused %llu",
+			   &id, &fl, &key, &nr, &s->posted, &s->delivered,
+			   &s->resent, &s->refused) == 8 && id == tree)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/*
+ * Every member of a 16-member tree multicasts (every type, counts 0 to
+ * the most): every other member gets each exactly once, with the origin's
+ * window as src, its tag, its n-th as seq and its data; the origin never
+ * gets its own.  Binary, chain rooted in the middle, star rooted at a
+ * leaf's index; then a single-member tree, where a multicast reaches
+ * nobody.  percs/cau counts them.
+ */
+TEST_F_TIMEOUT(coll, mcast_every_member_to_every_other, 120)
+{
+	const unsigned int K = 3;
+	struct pool p;
+	struct tree trees[] = {
+		{ .name = "binary16", .n = 16,
+		  .parent = { ROOT, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
+			      6, 7 } },
+		{ .name = "chain16-root-7", .n = 16,
+		  .parent = { 1, 2, 3, 4, 5, 6, 7, ROOT, 7, 8, 9, 10, 11, 12,
+			      13, 14 } },
+		{ .name = "star16-root-5", .n = 16,
+		  .parent = { 5, 5, 5, 5, 5, ROOT, 5, 5, 5, 5, 5, 5, 5, 5,
+			      5, 5 } },
+	};
+	struct percs_addr a[MAXM];
+	struct mc_stats s;
+	struct percs_cqe c;
+	struct res r;
+	char why[256];
+
+	SKIPPED();
+	ASSERT_EQ(0, pool_open(&p, 16, PERCS_FIFO_DEF_SIZE));
+	for (unsigned int ti = 0; ti < ARRAY_SIZE(trees); ti++) {
+		struct tree *t = &trees[ti];
+		uint64_t next[MAXM][MAXM];
+		unsigned int got = 0, bad = 0;
+
+		for (unsigned int i = 0; i < t->n; i++) {
+			t->m[i] = &p.m[i];
+			a[i] = p.m[i].a;
+			for (unsigned int o = 0; o < t->n; o++)
+				next[i][o] = 1;
+		}
+		t->key = p.key;
+		ASSERT_EQ(0, tree_setup(t));
+		for (uint64_t k = 1; k <= K; k++)
+			for (unsigned int i = 0; i < t->n; i++)
+				ASSERT_EQ(0, mc_post(t->m[i]->w, t->id, i, k));
+		for (unsigned int i = 0; i < t->n; i++) {
+			for (unsigned int j = 0; j < (t->n - 1) * K; j++) {
+				ASSERT_EQ(0, res_recv(t->m[i]->w, &r, WAIT_MS)) {
+					TH_LOG("%s: member %u: %u of %u multicasts",
+					       t->name, i, j, (t->n - 1) * K);
+				}
+				if (mc_check(&r, t->id, t->key, a, t->n, i,
+					     next[i], why, sizeof(why)) < 0) {
+					if (!bad++)
+						TH_LOG("%s: member %u: %s",
+						       t->name, i, why);
+				} else {
+					got++;
+				}
+			}
+		}
+		EXPECT_EQ(0, bad);
+		EXPECT_EQ(t->n * (t->n - 1) * K, got);
+		for (unsigned int i = 0; i < t->n; i++) {
+			EXPECT_TRUE(res_none(t->m[i]->w, QUIET_MS)) {
+				TH_LOG("%s: member %u: a packet more", t->name, i);
+			}
+			EXPECT_EQ(0, percs_cq_poll(t->m[i]->w, &c, 1));
+		}
+		ASSERT_EQ(0, mc_stats(t->id, &s));
+		EXPECT_EQ(t->n * K, s.posted);
+		EXPECT_EQ(t->n * (t->n - 1) * K, s.delivered);
+		TH_LOG("%s: %u multicasts, %llu deliveries, %llu resent, %llu refused",
+		       t->name, t->n * K, s.delivered, s.resent, s.refused);
+		EXPECT_EQ(0, tree_end_check(_metadata, t));
+	}
+	/* A lone member: accepted (NOTIFY: res 0), delivered to nobody. */
+	{
+		struct tree t1 = { .name = "single", .n = 1,
+				   .parent = { ROOT } };
+		struct desc d;
+
+		t1.m[0] = &p.m[3];
+		t1.key = p.key;
+		ASSERT_EQ(0, tree_setup(&t1));
+		for (uint64_t k = 1; k <= 2 * INFL; k++) {
+			mc_desc(&d, t1.id, 0, k, true);
+			ASSERT_EQ(0, desc_post(p.m[3].w, &d));
+			ASSERT_EQ(1, cqe_wait(p.m[3].w, &c, WAIT_MS));
+			EXPECT_EQ(0, c.res);
+			EXPECT_EQ(mc_tag(0, k), c.user_data);
+		}
+		EXPECT_TRUE(res_none(p.m[3].w, QUIET_MS));
+		ASSERT_EQ(0, mc_stats(t1.id, &s));
+		EXPECT_EQ(2 * INFL, s.posted);
+		EXPECT_EQ(0, s.delivered);
+		EXPECT_EQ(0, cau_tree_op(p.m[3].fd, PERCS_IOC_CAU_DESTROY,
+					 t1.id));
+	}
+	pool_close(&p);
+}
+
+/*
+ * A multicast job: members of @origins send @per multicasts each while
+ * every member reads what comes, checking each (mc_check(): exactly once,
+ * in its origin's order, right data), until it has all the others';
+ * then nothing more may come.  @slow_us: a reader pauses up to this long
+ * after each packet.  Sends never wait for the send FIFO (a member that
+ * stopped reading while its sends wait could stall the tree).
+ */
+struct mc_arg {
+	uint32_t origins;	/* a bit per member */
+	unsigned int per;	/* multicasts of each origin */
+	unsigned int slow_us;
+	long got[MAXM];
+	long ms[MAXM];
+	struct mc_stats st;	/* the tree's counters at the end */
+	int st_err;
+};
+
+static int mc_body(struct job *j, unsigned int idx, struct mem *m)
+{
+	struct mc_arg *a = j->arg;
+	uint64_t next[MAXM], sent = 0, t0 = pt_now_ms();
+	uint64_t deadline = t0 + 4 * FAULT_MS;
+	unsigned int seed = (unsigned int)mix(getpid(), idx, t0);
+	bool origin = a->origins & (1U << idx);
+	long want = 0, got = 0;
+	struct res r;
+	char why[256];
+	int ret = 0;
+
+	for (unsigned int o = 0; o < j->n; o++) {
+		next[o] = 1;
+		if (o != idx && (a->origins & (1U << o)))
+			want += a->per;
+	}
+	while (!ret && (got < want || (origin && sent < a->per))) {
+		if (origin && sent < a->per) {
+			ret = mc_try(m->w, j->tree, idx, sent + 1);
+			if (!ret)
+				sent++;
+			else if (ret == -EAGAIN)
+				ret = percs_kick(m->w, PERCS_KICK_F_SEND) < 0 ?
+				      -EIO : 0;
+			if (ret)
+				break;
+		}
+		while (!ret && !res_recv(m->w, &r, 0)) {
+			if (mc_check(&r, j->tree, j->key, j->addr, j->n, idx,
+				     next, why, sizeof(why)) < 0) {
+				fprintf(stderr, "# member %u: %s\n", idx, why);
+				ret = -EPROTO;
+			}
+			got++;
+			if (a->slow_us)
+				usleep(rand_r(&seed) % a->slow_us);
+		}
+		if (job_failed(j))
+			ret = -ECANCELED;
+		if (!ret && pt_now_ms() > deadline) {
+			fprintf(stderr, "# member %u: sent %llu of %u, received %ld of %ld\n",
+				idx, (unsigned long long)sent, a->per, got,
+				want);
+			ret = -ETIMEDOUT;
+		}
+		if (!ret && (!origin || sent == a->per) && got < want &&
+		    !percs_recv_peek(m->w))
+			usleep(100);
+	}
+	a->got[idx] = got;
+	a->ms[idx] = pt_now_ms() - t0;
+	if (!ret)
+		ret = job_barrier(j, 4);
+	if (!ret && idx == 0)
+		a->st_err = mc_stats(j->tree, &a->st);
+	if (!ret && !res_none(m->w, 100)) {
+		res_recv(m->w, &r, 1);
+		fprintf(stderr, "# member %u: a packet more (coll %u seq %llu)\n",
+			idx, r.e.coll, (unsigned long long)r.e.seq);
+		ret = -EPROTO;
+	}
+	return ret;
+}
+
+/*
+ * Run a multicast job of @n processes on a tree of @parent over @hub;
+ * with @faults, 2% of the CAU's transfers dropped, duplicated and
+ * delayed.  The tree's percs/cau counters in *@s (read by the last
+ * member before the tree ends: a job's tree ends with its processes).
+ */
+static void mc_job(struct __test_metadata *_metadata, const char *name,
+		   unsigned int n, const uint32_t *parent,
+		   const unsigned int *hub, uint32_t rx, struct mc_arg *a,
+		   bool faults)
+{
+	struct pt_atomic_stats s0, s1;
+	long got = 0, want = 0, ms = 0;
+	struct job *j;
+	uint64_t t0;
+
+	j = job_new(n, 0, parent, hub, mc_body, a);
+	ASSERT_NE(NULL, j);
+	j->rx = rx;
+	ASSERT_EQ(0, pt_read_atomic_stats(&s0));
+	for (unsigned int i = 0; faults && i < ARRAY_SIZE(fault_knobs); i++) {
+		ASSERT_EQ(0, pt_isr_set(fault_knobs[i], 20000));
+	}
+	t0 = pt_now_ms();
+	EXPECT_EQ(0, pt_fork_n(n, job_child, j, 400000));
+	faults_off();
+	ASSERT_EQ(0, pt_read_atomic_stats(&s1));
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int others = __builtin_popcount(a->origins &
+							 ~(1U << i));
+
+		got += a->got[i];
+		want += (long)others * a->per;
+		ms = a->ms[i] > ms ? a->ms[i] : ms;
+	}
+	TH_LOG("%s: %u origins x %u multicasts, %u members: %ld of %ld deliveries in %llu ms (slowest member %ld ms)%s",
+	       name, __builtin_popcount(a->origins), a->per, n, got, want,
+	       (unsigned long long)(pt_now_ms() - t0), ms,
+	       faults ? "; 2% drop+dup+reorder" : "");
+	EXPECT_EQ(want, got);
+	ASSERT_EQ(0, a->st_err);
+	TH_LOG("percs/cau: posted %llu delivered %llu resent %llu refused %llu",
+	       a->st.posted, a->st.delivered, a->st.resent, a->st.refused);
+	EXPECT_EQ(__builtin_popcount(a->origins) * a->per, a->st.posted);
+	EXPECT_EQ(want, a->st.delivered);
+	if (faults) {
+		TH_LOG("dropped %lld duplicated %lld delayed %lld",
+		       (long long)(s1.dropped - s0.dropped),
+		       (long long)(s1.duplicated - s0.duplicated),
+		       (long long)(s1.delayed - s0.delayed));
+		EXPECT_LT(0, s1.dropped - s0.dropped);
+		EXPECT_LT(0, s1.duplicated - s0.duplicated);
+		EXPECT_LT(0, s1.delayed - s0.delayed);
+	}
+	munmap(j, sizeof(*j));
+}
+
+/*
+ * Four origins of 16 members multicast at once: every member gets each
+ * origin's multicasts in that origin's order (no order between origins
+ * is promised, none is checked).
+ */
+TEST_F_TIMEOUT(coll, mcast_per_origin_order_several_origins, 180)
+{
+	static const uint32_t parent[MAXM] = {
+		ROOT, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7,
+	};
+	struct mc_arg *a = shared_alloc(sizeof(*a));
+	unsigned int hub[MAXM];
+
+	SKIPPED();
+	ASSERT_NE(NULL, a);
+	for (unsigned int i = 0; i < MAXM; i++)
+		hub[i] = (i * 7) % NEED_HUBS;
+	a->origins = 1U << 0 | 1U << 5 | 1U << 10 | 1U << 15;
+	a->per = pt_scale(300);
+	mc_job(_metadata, "binary16", MAXM, parent, hub, PERCS_FIFO_DEF_SIZE,
+	       a, false);
+	munmap(a, sizeof(*a));
+}
+
+/*
+ * 10,000 multicasts (1,250 from each of 8 members) under 2% drop,
+ * duplicate and delay of the CAU's transfers: each delivered exactly once
+ * at every other member, in its origin's order; the tree resent.
+ */
+TEST_F_TIMEOUT(coll, mcast_under_drop_dup_reorder, 400)
+{
+	static const uint32_t parent[FLT_N] = { ROOT, 0, 0, 1, 1, 2, 2, 3 };
+	static const unsigned int hub[FLT_N] = { 0, 3, 5, 6, 9, 10, 12, 15 };
+	struct mc_arg *a = shared_alloc(sizeof(*a));
+
+	SKIPPED();
+	ASSERT_NE(NULL, a);
+	a->origins = (1U << FLT_N) - 1;
+	a->per = pt_scale(10000) / FLT_N + 1;
+	mc_job(_metadata, "binary8", FLT_N, parent, hub, PERCS_FIFO_DEF_SIZE,
+	       a, true);
+	EXPECT_LT(0, a->st.resent);
+	munmap(a, sizeof(*a));
+}
+
+/*
+ * Every member of a 16-chain (rooted in the middle) and of a 16-star
+ * multicasts at once into 4 KiB receive FIFOs read slowly: multicasts
+ * cross every edge both ways with the nodes' buffers full (percs/cau
+ * counts refusals), and still all arrive, in order, without a deadlock.
+ */
+TEST_F_TIMEOUT(coll, mcast_crossing_with_full_buffers_no_deadlock, 400)
+{
+	static const uint32_t chain[MAXM] = {
+		1, 2, 3, 4, 5, 6, 7, ROOT, 7, 8, 9, 10, 11, 12, 13, 14,
+	};
+	static const uint32_t star[MAXM] = {
+		ROOT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	};
+	struct mc_arg *a = shared_alloc(sizeof(*a));
+	unsigned int hub[MAXM];
+
+	SKIPPED();
+	ASSERT_NE(NULL, a);
+	for (unsigned int i = 0; i < MAXM; i++)
+		hub[i] = (i * 5) % NEED_HUBS;
+	a->origins = (1U << MAXM) - 1;
+	a->per = pt_scale(150) < 8 ? 8 : pt_scale(150);
+	a->slow_us = 400;
+	mc_job(_metadata, "chain16", MAXM, chain, hub, PERCS_FIFO_MIN_SIZE, a,
+	       false);
+	EXPECT_LT(0, a->st.refused);
+	memset(a->got, 0, sizeof(a->got));
+	mc_job(_metadata, "star16", MAXM, star, hub, PERCS_FIFO_MIN_SIZE, a,
+	       false);
+	EXPECT_LT(0, a->st.refused);
+	munmap(a, sizeof(*a));
+}
+
+/*
+ * Multicasts and allreduces interleaved on one tree of 8 (every member
+ * posts an allreduce, then a multicast, each round), without and then
+ * with drop/dup/reorder: the allreduces are numbered among themselves
+ * (seq = round) and right, the multicasts among each origin's, each
+ * exactly once and in order.
+ */
+TEST_F_TIMEOUT(coll, mcast_and_allreduce_interleaved, 240)
+{
+	const unsigned int rounds = pt_scale(200) < 10 ? 10 : pt_scale(200);
+	struct pool p;
+	struct tree t = { .name = "mixed8", .n = 8,
+			  .parent = { 2, 2, ROOT, 2, 0, 0, 1, 3 } };
+	struct percs_addr a[MAXM];
+	uint64_t next[MAXM][MAXM], sum, v;
+	struct mc_stats s;
+	struct res r;
+	char why[256];
+	unsigned int bad = 0;
+
+	SKIPPED();
+	ASSERT_EQ(0, pool_open(&p, 8, PERCS_FIFO_DEF_SIZE));
+	for (unsigned int i = 0; i < t.n; i++) {
+		t.m[i] = &p.m[i];
+		a[i] = p.m[i].a;
+		for (unsigned int o = 0; o < t.n; o++)
+			next[i][o] = 1;
+	}
+	t.key = p.key;
+	ASSERT_EQ(0, tree_setup(&t));
+	for (uint64_t k = 1; k <= rounds; k++) {
+		if (k == rounds / 2 + 1)
+			for (unsigned int i = 0; i < ARRAY_SIZE(fault_knobs); i++)
+				ASSERT_EQ(0, pt_isr_set(fault_knobs[i], 20000));
+		sum = 0;
+		for (unsigned int i = 0; i < t.n; i++) {
+			v = mix(k, i, 3);
+			sum += v;
+			ASSERT_EQ(0, post(t.m[i]->w, t.id, PERCS_COLL_ALLREDUCE,
+					  PERCS_CAU_OP_SUM, PERCS_CAU_T_U64, 1,
+					  &v, (uint32_t)k));
+			ASSERT_EQ(0, mc_post(t.m[i]->w, t.id, i, k));
+		}
+		for (unsigned int i = 0; i < t.n; i++) {
+			bool reduced = false;
+
+			for (unsigned int j = 0; j < t.n; j++) {
+				ASSERT_EQ(0, res_recv(t.m[i]->w, &r, FAULT_MS)) {
+					TH_LOG("round %llu member %u: %u of %u packets",
+					       (unsigned long long)k, i, j, t.n);
+				}
+				if (r.e.coll == PERCS_COLL_MCAST) {
+					if (mc_check(&r, t.id, t.key, a, t.n, i,
+						     next[i], why,
+						     sizeof(why)) < 0 && !bad++)
+						TH_LOG("round %llu member %u: %s",
+						       (unsigned long long)k, i,
+						       why);
+					continue;
+				}
+				memcpy(&v, r.data, 8);
+				if (reduced || r.e.coll != PERCS_COLL_ALLREDUCE ||
+				    r.e.seq != k || r.h.tag != k || v != sum ||
+				    r.e.status) {
+					if (!bad++)
+						TH_LOG("round %llu member %u: coll %u seq %llu tag %u status %d sum %s",
+						       (unsigned long long)k, i,
+						       r.e.coll,
+						       (unsigned long long)r.e.seq,
+						       r.h.tag, r.e.status,
+						       v == sum ? "right" : "wrong");
+				}
+				reduced = true;
+			}
+		}
+	}
+	faults_off();
+	EXPECT_EQ(0, bad);
+	for (unsigned int i = 0; i < t.n; i++) {
+		EXPECT_TRUE(res_none(t.m[i]->w, QUIET_MS));
+	}
+	ASSERT_EQ(0, mc_stats(t.id, &s));
+	EXPECT_EQ(t.n * rounds, s.posted);
+	EXPECT_EQ(t.n * (t.n - 1) * rounds, s.delivered);
+	TH_LOG("%u rounds x 8 members (the second half under 2%% faults): resent %llu",
+	       rounds, s.resent);
+	EXPECT_EQ(0, tree_end_check(_metadata, &t));
+	pool_close(&p);
+}
+
+/*
+ * A tree of five ends while multicasts are in flight (transfers held by
+ * delay, drop and duplication; every member has more posted, with NOTIFY,
+ * than its node takes at once, so some wait in the send FIFOs): by
+ * member 0's DESTROY, or by the release of member 2's window.  Every
+ * other member gets exactly one -ECONNRESET entry, and one entry per
+ * descriptor (0: taken, or -ENOENT: after the end) without another kick;
+ * what it received is in order and never twice; nothing comes after; the
+ * tree is gone.
+ */
+static void mc_end_in_flight(struct __test_metadata *_metadata, bool destroy)
+{
+	const unsigned int n = 5, per = 24, ender = destroy ? 0 : 2;
+	static const uint32_t parent[5] = { ROOT, 0, 0, 1, 2 };
+	struct mem m[5];
+	struct percs_addr a[5];
+	struct pt_live live;
+	struct percs_cqe c;
+	struct desc d;
+	uint32_t key = pt_new_key(), tree;
+	uint64_t next[5][5];
+	unsigned int i, k, taken = 0, late = 0;
+	struct res r;
+	char why[256];
+
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, mem_open(&m[i], (i * 3 + 1) % NEED_HUBS, i & 1, key,
+				      PERCS_FIFO_DEF_SIZE));
+		a[i] = m[i].a;
+		for (k = 0; k < n; k++)
+			next[i][k] = 1;
+	}
+	ASSERT_EQ(0, cau_create(m[0].fd, 0, a, parent, n, &tree));
+	for (i = 1; i < n; i++)
+		ASSERT_EQ(0, cau_tree_op(m[i].fd, PERCS_IOC_CAU_JOIN, tree));
+	ASSERT_EQ(0, pt_isr_set("hold_us", 20000));
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 500000));
+	ASSERT_EQ(0, pt_isr_set("dup_ppm", 200000));
+	ASSERT_EQ(0, pt_isr_set("drop_ppm", 200000));
+	for (k = 1; k <= per; k++)
+		for (i = 0; i < n; i++) {
+			mc_desc(&d, tree, i, k, true);
+			ASSERT_EQ(0, desc_post(m[i].w, &d));
+		}
+	usleep(20000);
+	if (destroy) {
+		ASSERT_EQ(0, cau_tree_op(m[0].fd, PERCS_IOC_CAU_DESTROY, tree));
+	} else {
+		mem_close(&m[ender]);
+	}
+	for (i = 0; i < n; i++) {
+		unsigned int ok = 0, gone = 0, resets = 0, other = 0;
+		uint64_t deadline = pt_now_ms() + WAIT_MS;
+
+		if (i == ender && !destroy)
+			continue;
+		while (ok + gone < per || (i != ender && !resets)) {
+			if (pt_cq_wait(m[i].w, &c, 50) != 1) {
+				if (pt_now_ms() > deadline)
+					break;
+				continue;
+			}
+			if (c.res == -ECONNRESET && c.user_data == tree)
+				resets++;
+			else if (c.res == 0)
+				ok++;
+			else if (c.res == -ENOENT)
+				gone++;
+			else
+				other++;
+		}
+		EXPECT_EQ(per, ok + gone) {
+			TH_LOG("member %u: %u taken, %u -ENOENT of %u descriptors",
+			       i, ok, gone, per);
+		}
+		EXPECT_EQ(i == ender ? 0 : 1, resets);
+		EXPECT_EQ(0, other);
+		EXPECT_EQ(0, percs_cq_poll(m[i].w, &c, 1));
+		taken += ok;
+		late += gone;
+		/* What came before the end: in order, once. */
+		while (!res_recv(m[i].w, &r, 0)) {
+			EXPECT_LE(0, mc_check(&r, tree, key, a, n, i, next[i],
+					      why, sizeof(why))) {
+				TH_LOG("member %u: %s", i, why);
+			}
+		}
+	}
+	faults_off();
+	TH_LOG("%s: %u descriptors taken before the end, %u completed -ENOENT after it",
+	       destroy ? "DESTROY" : "close", taken, late);
+	EXPECT_LT(0, late);
+	for (i = 0; i < n; i++) {
+		if (i == ender && !destroy)
+			continue;
+		EXPECT_TRUE(res_none(m[i].w, 50));
+	}
+	ASSERT_EQ(0, pt_read_live(&live));
+	EXPECT_EQ(0, live.cau_trees);
+	for (i = 0; i < n; i++)
+		mem_close(&m[i]);
+}
+
+TEST_F_TIMEOUT(coll, mcast_tree_destroyed_in_flight, 60)
+{
+	SKIPPED();
+	mc_end_in_flight(_metadata, true);
+}
+
+TEST_F_TIMEOUT(coll, mcast_member_closed_in_flight, 60)
+{
+	SKIPPED();
+	mc_end_in_flight(_metadata, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* libpercs: percs_cau_bcast() on the kernel's multicast. */
+
+#define LB_N	8
+
+static const size_t lb_lens[] = { 0, 1, 63, 64, 65, 4096, 65536 };
+
+static uint64_t lb_seed(unsigned int root, unsigned int li)
+{
+	return mix(root, li, 0x6c62);
+}
+
+/*
+ * One member's part: a bcast of every length from every root (blocking),
+ * each checked at every member (the bytes beyond untouched); then two
+ * non-blocking bcasts of two roots and an allreduce at once.
+ */
+static int lb_body(struct job *j, unsigned int idx, struct percs_cau_tree *t)
+{
+	const size_t max = 65536;
+	uint8_t *buf = malloc(max + 64), *ref = malloc(max + 64);
+	uint8_t *b2 = malloc(1000), *r2 = malloc(1000);
+	struct percs_coll_req *req[3];
+	uint64_t v = idx + 1, sum = 0;
+	int ret = 0;
+
+	if (!buf || !ref || !b2 || !r2) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (unsigned int root = 0; !ret && root < j->n; root++) {
+		for (unsigned int li = 0; li < ARRAY_SIZE(lb_lens); li++) {
+			size_t len = lb_lens[li];
+
+			pt_fill(ref, len, lb_seed(root, li));
+			memset(buf, 0x5a, max + 64);
+			if (idx == root)
+				memcpy(buf, ref, len);
+			ret = percs_cau_bcast(t, root, buf, len);
+			if (ret) {
+				fprintf(stderr, "# member %u: bcast from %u of %zu: %d\n",
+					idx, root, len, ret);
+				break;
+			}
+			if (memcmp(buf, ref, len) ||
+			    (len < max && buf[len] != 0x5a) ||
+			    buf[len + 63] != 0x5a) {
+				fprintf(stderr, "# member %u: bcast from %u of %zu: wrong bytes\n",
+					idx, root, len);
+				ret = -EPROTO;
+				break;
+			}
+		}
+	}
+	if (ret)
+		goto out;
+	/* Two roots at once, an allreduce between them. */
+	pt_fill(ref, 1000, 11);
+	pt_fill(r2, 1000, 12);
+	memcpy(buf, ref, 1000);
+	memcpy(b2, r2, 1000);
+	if (idx != 1)
+		memset(buf, 0, 1000);
+	if (idx != j->n - 1)
+		memset(b2, 0, 1000);
+	ret = percs_cau_ibcast(t, 1, buf, 1000, &req[0]);
+	if (!ret)
+		ret = percs_cau_iallreduce(t, &v, &sum, 1, PERCS_CAU_T_U64,
+					   PERCS_CAU_OP_SUM, &req[1]);
+	if (!ret)
+		ret = percs_cau_ibcast(t, j->n - 1, b2, 1000, &req[2]);
+	for (unsigned int i = 0; !ret && i < 3; i++) {
+		ret = percs_coll_wait(req[i], 30000);
+		percs_coll_req_free(req[i]);
+	}
+	if (!ret && (memcmp(buf, ref, 1000) || memcmp(b2, r2, 1000) ||
+		     sum != j->n * (j->n + 1) / 2)) {
+		fprintf(stderr, "# member %u: ibcast/iallreduce: wrong result\n",
+			idx);
+		ret = -EPROTO;
+	}
+out:
+	free(buf);
+	free(ref);
+	free(b2);
+	free(r2);
+	return ret;
+}
+
+static int lb_child(int idx, void *arg)
+{
+	struct job *j = arg;
+	struct percs_cau_member mem[MAXM];
+	struct percs_cau_tree *t = NULL;
+	const char *what = "open";
+	struct mem m;
+	int ret;
+
+	ret = mem_open(&m, j->hub[idx], 0, j->key, j->rx);
+	if (ret)
+		goto fail;
+	j->addr[idx] = m.a;
+	what = "barrier";
+	ret = job_barrier(j, 0);
+	if (!ret)
+		ret = percs_cau_shape_kary(j->addr, j->n, 0, 2, NULL, mem);
+	if (!ret && idx == 0) {
+		what = "create";
+		ret = percs_cau_tree_create(m.w, mem, j->n, 0, &t);
+		if (!ret)
+			__atomic_store_n(&j->tree, percs_cau_tree_id(t),
+					 __ATOMIC_SEQ_CST);
+	}
+	if (!ret)
+		ret = job_barrier(j, 1);
+	if (!ret && idx) {
+		what = "join";
+		ret = percs_cau_tree_join(m.w, j->tree, mem, j->n, 0, &t);
+	}
+	if (!ret)
+		ret = job_barrier(j, 2);
+	if (ret)
+		goto fail;
+	what = "bcast";
+	ret = lb_body(j, idx, t);
+	if (ret)
+		goto fail;
+	what = "final barrier";
+	ret = job_barrier(j, 3);
+	if (ret)
+		goto fail;
+	ret = percs_cau_tree_destroy(t);
+	mem_close(&m);
+	return ret ? 1 : 0;
+fail:
+	fprintf(stderr, "# member %d (hub %u): %s: %d (%s)\n", idx,
+		j->hub[idx], what, ret, percs_strerror(ret));
+	__atomic_store_n(&j->fail, 1, __ATOMIC_SEQ_CST);
+	if (t)
+		percs_cau_tree_destroy(t);
+	mem_close(&m);
+	return 1;
+}
+
+/*
+ * libpercs's bcast on the CAU's multicast, 8 processes: from every root,
+ * 0, 1, 63, 64, 65, 4096 and 65536 bytes; roots return once posted, so
+ * members meet the next bcast's multicasts while still in this one (the
+ * library keeps them for the call they belong to).
+ */
+TEST_F_TIMEOUT(coll, lib_bcast_every_root_and_length, 300)
+{
+	static const unsigned int hub[LB_N] = { 0, 3, 5, 6, 9, 10, 12, 15 };
+	static const uint32_t unused[LB_N];
+	struct job *j = job_new(LB_N, 0, unused, hub, NULL, NULL);
+	uint64_t t0 = pt_now_ms();
+
+	SKIPPED();
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(0, pt_fork_n(LB_N, lb_child, j, 280000));
+	TH_LOG("%u processes: bcasts of %zu lengths from every root: %llu ms",
+	       LB_N, ARRAY_SIZE(lb_lens),
+	       (unsigned long long)(pt_now_ms() - t0));
+	munmap(j, sizeof(*j));
+}
+
+/* ------------------------------------------------------------------ */
 /* Malformed descriptors and their statuses. */
 
 struct bad {
@@ -2123,6 +2970,7 @@ static void fix_tree0(struct desc *d) { d->e.tree = 0; }
 static void fix_tree_big(struct desc *d) { d->e.tree = 0xfffffff0U; }
 
 #define A	PERCS_COLL_ALLREDUCE
+#define M	PERCS_COLL_MCAST
 #define T_	PERCS_CAU_T_
 static const struct bad bads[] = {
 	{ "collective 4", -EINVAL, 4, 1, PERCS_CAU_T_U32, 1, -1, NULL },
@@ -2165,12 +3013,39 @@ static const struct bad bads[] = {
 	{ "barrier with data", -EINVAL, PERCS_COLL_BARRIER, 0, PERCS_CAU_T_U32, 1, -1, NULL },
 	{ "barrier with sum", -EINVAL, PERCS_COLL_BARRIER, 1, PERCS_CAU_T_U32, 0, -1, NULL },
 	{ "barrier of type 6", -EINVAL, PERCS_COLL_BARRIER, 0, 6, 0, -1, NULL },
-	{ "mcast", -EOPNOTSUPP, PERCS_COLL_MCAST, 0, PERCS_CAU_T_U32, 0, -1, NULL },
-	{ "mcast with data", -EOPNOTSUPP, PERCS_COLL_MCAST, 0, PERCS_CAU_T_U64, 2, -1, NULL },
+	{ "mcast with sum", -EINVAL, M, PERCS_CAU_OP_SUM, PERCS_CAU_T_U32, 1, -1, NULL },
+	{ "mcast with max, no data", -EINVAL, M, PERCS_CAU_OP_MAX, PERCS_CAU_T_S64, 0, -1, NULL },
+	{ "mcast with prod", -EINVAL, M, PERCS_CAU_OP_PROD, PERCS_CAU_T_F64, 1, -1, NULL },
+	{ "mcast op 8", -EINVAL, M, 8, PERCS_CAU_T_U32, 1, -1, NULL },
+	{ "mcast type 6", -EINVAL, M, 0, 6, 1, -1, NULL },
+	{ "mcast type 255, no data", -EINVAL, M, 0, 255, 0, -1, NULL },
+	{ "mcast count 17 of u32", -EINVAL, M, 0, PERCS_CAU_T_U32, 17, -1, NULL },
+	{ "mcast count 9 of s64", -EINVAL, M, 0, PERCS_CAU_T_S64, 9, -1, NULL },
+	{ "mcast count 9 of f64", -EINVAL, M, 0, PERCS_CAU_T_F64, 9, -1, NULL },
+	{ "mcast count 255 of u32", -EINVAL, M, 0, PERCS_CAU_T_U32, 255, EXT + PAY, NULL },
+	{ "mcast length 4 short", -EINVAL, M, 0, PERCS_CAU_T_U32, 4, EXT + 12, NULL },
+	{ "mcast length 4 long", -EINVAL, M, 0, PERCS_CAU_T_U32, 4, EXT + 20, NULL },
+	{ "mcast length of u32 for u64", -EINVAL, M, 0, PERCS_CAU_T_U64, 2, EXT + 8, NULL },
+	{ "mcast count 0 with data", -EINVAL, M, 0, PERCS_CAU_T_U64, 0, EXT + 8, NULL },
+	{ "mcast length full for count 1", -EINVAL, M, 0, PERCS_CAU_T_F32, 1, EXT + PAY, NULL },
+	{ "mcast short extension", -EINVAL, M, 0, PERCS_CAU_T_U32, 0, EXT - 1, NULL },
+	{ "mcast dst hub", -EINVAL, M, 0, PERCS_CAU_T_U32, 1, -1, fix_dst_hub },
+	{ "mcast dst hfi", -EINVAL, M, 0, PERCS_CAU_T_U32, 1, -1, fix_dst_hfi },
+	{ "mcast dst window", -EINVAL, M, 0, PERCS_CAU_T_U64, 8, -1, fix_dst_window },
+	{ "mcast dst reserved", -EINVAL, M, 0, PERCS_CAU_T_U32, 1, -1, fix_dst_reserved },
+	{ "mcast seq 1", -EINVAL, M, 0, PERCS_CAU_T_U32, 1, -1, fix_seq },
+	{ "mcast status -1", -EINVAL, M, 0, PERCS_CAU_T_U32, 1, -1, fix_status },
+	{ "mcast reserved 1", -EINVAL, M, 0, PERCS_CAU_T_U32, 0, -1, fix_reserved },
+	{ "mcast route direct striped", -EINVAL, M, 0, PERCS_CAU_T_U32, 1, -1, fix_striped },
+	{ "mcast route hw indirect", -EINVAL, M, 0, PERCS_CAU_T_U32, 1, -1, fix_hw_ind },
+	{ "mcast route sw indirect", -EINVAL, M, 0, PERCS_CAU_T_U32, 1, -1, fix_sw_ind },
+	{ "mcast unknown header flag", -EINVAL, M, 0, PERCS_CAU_T_U32, 1, -1, fix_flags },
+	{ "mcast tree 0", -ENOENT, M, 0, PERCS_CAU_T_U32, 1, -1, fix_tree0 },
 	{ "tree 0", -ENOENT, A, 1, PERCS_CAU_T_U32, 1, -1, fix_tree0 },
 	{ "tree 0xfffffff0", -ENOENT, A, 1, PERCS_CAU_T_U32, 1, -1, fix_tree_big },
 };
 #undef A
+#undef M
 #undef T_
 
 /* Post @d at @w and expect one entry with @res and nothing else. */
@@ -2265,12 +3140,41 @@ TEST_F_TIMEOUT(coll, malformed_descriptors_and_statuses, 60)
 	desc_make(&d, tree_u, PERCS_COLL_BARRIER, 0, 0, 0, NULL, ++tag);
 	if (expect_status(_metadata, notjoined.w, &d, -EPERM, "member not joined"))
 		bad++;
+	/* The same for a multicast. */
+	mc_desc(&d, tree_gone, 0, 1, false);
+	if (expect_status(_metadata, p.m[0].w, &d, -ENOENT, "mcast, destroyed tree"))
+		bad++;
+	mc_desc(&d, t.id, 3, 1, false);
+	if (expect_status(_metadata, p.m[3].w, &d, -EPERM, "mcast, not a member"))
+		bad++;
+	if (expect_status(_metadata, other.w, &d, -EPERM, "mcast, another job"))
+		bad++;
+	mc_desc(&d, tree_u, 1, 1, false);
+	if (expect_status(_metadata, notjoined.w, &d, -EPERM, "mcast, not joined"))
+		bad++;
 	EXPECT_EQ(0, bad);
 	/* None of them started an operation: the next is operation 1. */
 	for (i = 0; i < 3; i++)
 		gen_input(PERCS_CAU_T_S64, 8, i, 3, false, 9, in[i]);
 	EXPECT_EQ(0, run_op(_metadata, &t, PERCS_COLL_ALLREDUCE,
 			    PERCS_CAU_OP_MAX, PERCS_CAU_T_S64, 8, in));
+	/* Nor a multicast: member 1's first is its multicast 1. */
+	{
+		struct percs_addr ta[3] = { p.m[0].a, p.m[1].a, p.m[2].a };
+		uint64_t next[3] = { 1, 1, 1 };
+		struct res r;
+		char why[256];
+
+		ASSERT_EQ(0, mc_post(p.m[1].w, t.id, 1, 1));
+		for (i = 0; i < 3; i += 2) {
+			next[1] = 1;
+			ASSERT_EQ(0, res_recv(p.m[i].w, &r, WAIT_MS));
+			EXPECT_EQ(1, mc_check(&r, t.id, t.key, ta, 3, i, next,
+					      why, sizeof(why))) {
+				TH_LOG("member %u: %s", i, why);
+			}
+		}
+	}
 	for (i = 0; i < p.n; i++) {
 		EXPECT_TRUE(res_none(p.m[i].w, QUIET_MS));
 		EXPECT_EQ(0, percs_cq_poll(p.m[i].w, &c, 1));
