@@ -299,13 +299,15 @@ struct percs_atomic_op {
  * @tree: CAU tree id (PERCS_IOC_CAU_CREATE)
  * @coll: PERCS_COLL_*
  * @op: PERCS_CAU_OP_* (NOP for a barrier or a multicast)
- * @type: PERCS_CAU_T_*
+ * @type: PERCS_CAU_T_* (a multicast's only gives the element size)
  * @count: elements in the payload, 0 .. %PERCS_CAU_PAYLOAD / element size
- *	(0 for a barrier)
+ *	(0 for a barrier; a multicast may have 0)
  * @seq: in a delivered packet, the operation's number on the tree: a
  *	member's n-th reduction or barrier descriptor on a tree is operation
  *	n (from 1), combined with every other member's n-th; for a
- *	multicast, the origin's n-th multicast.  0 in a descriptor
+ *	multicast, the origin's n-th multicast on the tree (from 1, numbered
+ *	apart from the reductions; one origin's arrive in that order).  0 in
+ *	a descriptor
  * @status: in a delivered packet, 0 or the error that stopped the
  *	operation (the payload is then zero); 0 in a descriptor
  * @reserved: must be zero
@@ -316,8 +318,9 @@ struct percs_atomic_op {
  * where data goes) and the route mode direct.  The result reaches a
  * member's receive FIFO as a packet of the same kind: the header (src: the
  * tree's root window for a reduction, the origin for a multicast; tag: the
- * member's own descriptor's tag, the origin's for a multicast), this
- * extension and %PERCS_CAU_PAYLOAD bytes, one cache line in all.
+ * member's own descriptor's tag, the origin's for a multicast, which
+ * every member but the origin gets), this extension and
+ * %PERCS_CAU_PAYLOAD bytes (zero beyond @count), one cache line in all.
  * Documentation/uapi.rst, "Collectives", says who receives what.
  */
 struct percs_coll_ext {
@@ -336,7 +339,7 @@ struct percs_coll_ext {
 #define PERCS_COLL_ALLREDUCE	0 /* every member gets the reduction */
 #define PERCS_COLL_REDUCE	1 /* the root gets it */
 #define PERCS_COLL_BARRIER	2 /* every member, once all have entered */
-#define PERCS_COLL_MCAST	3 /* from any member to all the others (not executed yet) */
+#define PERCS_COLL_MCAST	3 /* from any member to all the others, in its order */
 #define PERCS_COLL_LAST		PERCS_COLL_MCAST
 
 /**
