@@ -10,8 +10,8 @@
 #                             so a crash counts the missing tests as failed
 # and lines per program in $PERCS_OUT/oracles.tap: the debugfs live
 # counters are back to zero after it, the kernel log it caused is clean,
-# kmemleak finds nothing (debug kernels; a leak in a program's last 5 s is
-# reported by the next program's check or the final one), every FOLL_PIN
+# kmemleak finds nothing (debug kernels: one scan per $PERCS_KMEMLEAK_EVERY
+# programs, default 4, naming those programs, and a final one), every FOLL_PIN
 # page is released,
 # and rmmod succeeds leaving no engine thread (the module is then inserted
 # again, with $PERCS_MODPARAMS, for the next program).
@@ -163,15 +163,28 @@ run_one() {
 	reload_check "$name"
 }
 
-# kmemleak (debug kernels): one scan after each program, then what it found
-# since the last clear.  kmemleak reports only objects older than 5 s, so
-# a leak from a program's last seconds shows up at the next program's scan
-# (named there) or at the final check; the final check waits 5 s and scans
-# twice.  Nothing to check where the kernel has no kmemleak.
+# kmemleak (debug kernels): a scan after every $kmemleak_every programs,
+# then what it found since the last clear, in an oracle line that names
+# those programs.  A scan takes about 5 s in the KASAN VM, so one per
+# program was two minutes of make check; a leak found in a group is
+# narrowed down with PERCS_SELFTESTS.  kmemleak reports only objects older
+# than 5 s, so a leak from a group's last seconds shows up at the next
+# group's scan or at the final check, which waits 5 s and scans twice.
+# Nothing to check where the kernel has no kmemleak.
 kmemleak=/sys/kernel/debug/kmemleak
+kmemleak_every=${PERCS_KMEMLEAK_EVERY:-4}
+kmemleak_group=()
 kmemleak_check() {
 	local name=$1 final=${2:-} report
 	[ -w "$kmemleak" ] || return 0
+	if [ -z "$final" ]; then
+		kmemleak_group+=("$name")
+		[ "${#kmemleak_group[@]}" -ge "$kmemleak_every" ] || return 0
+		name="${kmemleak_group[*]}"
+	elif [ "${#kmemleak_group[@]}" -gt 0 ]; then
+		name="${kmemleak_group[*]}, $name"
+	fi
+	kmemleak_group=()
 	echo scan >"$kmemleak"
 	if [ -n "$final" ]; then
 		sleep 5

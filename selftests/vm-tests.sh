@@ -53,13 +53,13 @@ kasan | kcsan)
 	}
 	module=$kmod/percs.ko
 	# acpi=noirq: ACPI's PCI interrupt links take 25 s each to set up on
-	# these kernels under TCG.  The fuzzer makes 3 x 10^4 calls there
+	# these kernels under TCG.  The fuzzer makes 2 x 10^4 calls there
 	# (10^5 on the stock kernel): at ~4x the stock cost per call, the
 	# full count was the largest part of make check's time budget.
 	# Less memory makes each kmemleak scan shorter; module.sh's own
 	# load/unload loop is covered at length by cycles.sh.
 	vm_args+=(--kernel "$tree" --mem 1536M --append "acpi=noirq kasan_multi_shot"
-		--env PERCS_FUZZ_CALLS=30000 --env PERCS_LOAD_CYCLES=3)
+		--env PERCS_FUZZ_CALLS=20000 --env PERCS_LOAD_CYCLES=3)
 	# KCSAN finds data races: it runs the programs that drive the
 	# module from several tasks at once (engines, senders and receivers,
 	# polling threads, releases under traffic, load/unload), not the
