@@ -11,11 +11,13 @@
  * Requests are kept on a list per window, oldest first; progress walks
  * the trees (posting the chunks their slots allow) and the requests
  * (finishing CAU requests whose results are in, running the schedules of
- * software ones).  Waits kick, spin, then sleep in ppoll(2) for 50 us
- * doubling to 1 ms, and ask the kernel every 20 ms of waiting whether the
- * trees still exist (their end's completion entry may have been taken by
- * the application, or dropped by a full CQ).  Between spinning and
- * sleeping they yield the CPU for a while (several ranks per CPU).
+ * software ones).  Waits kick (kick mode: only while the send FIFO holds
+ * descriptors the HFI has not taken), spin, then sleep in ppoll(2) for 50
+ * us doubling to 1 ms, and ask the kernel every 20 ms of waiting whether
+ * the trees still exist (their end's completion entry may have been taken
+ * by the application, or dropped by a full CQ).  Between spinning and
+ * sleeping they yield the CPU for a while; with more members than online
+ * CPUs they neither spin nor yield (see coll_may_spin()).
  *
  * Element arithmetic is the firmware model's CAU ALU (firmware-model/cau.c,
  * compiled into the library): the kernel's CAU uses the same code.
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "cau.h"	/* firmware-model: the CAU's ALU */
@@ -287,6 +290,40 @@ static bool coll_ready(struct percs_window *w)
 }
 
 /*
+ * Does the send FIFO hold descriptors the HFI has not taken?  Only then
+ * has a kick-mode wait anything to kick: the kernel runs the CAU's
+ * resends and the engine of a descriptor that waited for a tree slot by
+ * itself.
+ */
+static bool coll_send_pending(struct percs_window *w)
+{
+	return lp_load_acquire(&w->status->send_head) != w->sq.tail;
+}
+
+/*
+ * Should a waiter of @r spin and yield before it sleeps?  Every member of
+ * a tree or group is a process of this machine (the emulated system is
+ * one kernel): with more members than online CPUs some must be asleep for
+ * the others to run, and a spinning waiter only delays the rank it waits
+ * for.  Sleeping at once there made the collectives of 8 and 16 ranks on
+ * 2 vCPUs faster, the software ones most (percs-bench coll).
+ */
+static bool coll_may_spin(const struct percs_coll_req *r)
+{
+	static long online;	/* sysconf() reads sysfs: once per process */
+	uint32_t members = r->kind == LP_REQ_CAU ? r->cau.t->nr : r->sw.g->nr;
+	long cpus = __atomic_load_n(&online, __ATOMIC_RELAXED);
+
+	if (!cpus) {
+		cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		if (cpus < 1)
+			cpus = 1;
+		__atomic_store_n(&online, cpus, __ATOMIC_RELAXED);
+	}
+	return members <= (unsigned long)cpus;
+}
+
+/*
  * Advance until @r finishes or @timeout_ms pass (-1: no limit).  Return:
  * its status, -EINPROGRESS at the time limit, or the error that stopped
  * the waiting (the request keeps running).
@@ -295,6 +332,8 @@ static int coll_wait(struct percs_coll_req *r, int timeout_ms)
 {
 	struct percs_window *w = r->w;
 	unsigned int us = LP_COLL_SLEEP_MIN_US;
+	unsigned int spins = coll_may_spin(r) ? LP_COLL_SPINS : 0;
+	unsigned int yields = spins ? LP_COLL_YIELDS : 0;
 	uint64_t deadline = UINT64_MAX, now;
 	int ret;
 
@@ -308,15 +347,15 @@ static int coll_wait(struct percs_coll_req *r, int timeout_ms)
 			return r->status;
 		if (deadline != UINT64_MAX && lp_now_ns() >= deadline)
 			return -EINPROGRESS;
-		ret = w->poll ? lp_notify(w, PERCS_KICK_F_SEND) :
-				w->doorbell(w, PERCS_KICK_F_SEND);
+		if (w->poll)
+			ret = lp_notify(w, PERCS_KICK_F_SEND);
+		else if (coll_send_pending(w))
+			ret = w->doorbell(w, PERCS_KICK_F_SEND);
 		if (ret < 0)
 			return ret;
-		for (unsigned int n = 0; n < LP_COLL_SPINS && !coll_ready(w);
-		     n++)
+		for (unsigned int n = 0; n < spins && !coll_ready(w); n++)
 			cpu_relax();
-		for (unsigned int n = 0; n < LP_COLL_YIELDS && !coll_ready(w);
-		     n++)
+		for (unsigned int n = 0; n < yields && !coll_ready(w); n++)
 			sched_yield();
 		if (coll_ready(w)) {
 			us = LP_COLL_SLEEP_MIN_US;
