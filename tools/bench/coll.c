@@ -46,6 +46,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sched.h>
@@ -104,6 +105,7 @@ struct coll_set {
 	bool has[COLL_NM];		/* the method was measured */
 	struct lat_stats st[COLL_NM];	/* rank 0's times */
 	unsigned int wrong[COLL_NM];	/* wrong results, all ranks */
+	double csw[COLL_NM];		/* context switches per rank per op */
 	int best;			/* best software slot, -1 none */
 	double ratio;			/* best software / CAU, 0 n/a */
 	double secs;			/* the set's wall time */
@@ -170,6 +172,7 @@ struct coll_shm {
 	_Alignas(64) uint64_t arrivals;	/* timed barrier entries, all ranks */
 	_Alignas(64) int done;		/* ranks finished */
 	_Alignas(64) uint32_t wrong[COLL_MAX_SETS][COLL_NM];
+	uint64_t csw[COLL_MAX_SETS][COLL_NM];	/* measured iterations, all ranks */
 	int wrong_claim;
 	char wrong_msg[192];
 };
@@ -411,6 +414,16 @@ static void wrong_result(struct rank_ctx *c, unsigned int si, unsigned int slot,
 	va_end(ap);
 }
 
+/* Context switches of this process so far (voluntary and not). */
+static uint64_t ctx_switches(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+}
+
 /*
  * One iteration of a set: every method once, the first one rotating.
  * @ns: rank 0's time of each slot's collective (0: not run).
@@ -427,7 +440,8 @@ static int set_iter(struct rank_ctx *c, unsigned int si,
 		enum coll_method m = ms[slot];
 		uint64_t seed = ((uint64_t)si << 24 | (uint64_t)iter << 2 | slot) + 1;
 		struct percs_coll_req *req = NULL;
-		uint64_t t0, t1;
+		bool measured = iter >= set->warmup;
+		uint64_t t0, t1, cs0 = 0;
 		int ret;
 
 		ns[slot] = 0;
@@ -443,11 +457,17 @@ static int set_iter(struct rank_ctx *c, unsigned int si,
 			return ret;
 		if (set->barrier)
 			__atomic_fetch_add(&c->shm->arrivals, 1, __ATOMIC_ACQ_REL);
+		if (measured)
+			cs0 = ctx_switches();
 		t0 = now_ns();
 		ret = start_op(c, m, set->barrier, count, &req);
 		if (!ret)
 			ret = req_wait(c, req);
 		t1 = now_ns();
+		if (measured)
+			__atomic_fetch_add(&c->shm->csw[si][slot],
+					   ctx_switches() - cs0,
+					   __ATOMIC_RELAXED);
 		if (ret == -ECANCELED)
 			return ret;
 		if (ret) {
@@ -852,8 +872,12 @@ static void run_n(const struct bench_cfg *cfg, struct coll_run *run)
 	run->tree_depth = shm->tree_depth;
 	for (unsigned int si = 0; si < run->nsets; si++)
 		for (unsigned int k = 0; k < COLL_NM; k++) {
-			run->set[si].wrong[k] = shm->wrong[si][k];
+			struct coll_set *set = &run->set[si];
+
+			set->wrong[k] = shm->wrong[si][k];
 			cr.wrong += shm->wrong[si][k];
+			set->csw[k] = set->done && set->has[k] && set->iters ?
+				(double)shm->csw[si][k] / set->iters / n : NAN;
 		}
 	if (shm->wrong_claim)
 		snprintf(run->wrong_msg, sizeof(run->wrong_msg), "%s",
@@ -1096,6 +1120,27 @@ static void print_set_row(FILE *f, const struct coll_run *run,
 	fprintf(f, "   %-22s %5u\n", r, s->iters);
 }
 
+/* A row of context switches per rank per collective. */
+static void print_csw_row(FILE *f, const struct coll_run *run,
+			  const struct coll_set *s)
+{
+	char b[32];
+
+	if (!s->done)
+		return;
+	if (s->barrier)
+		fprintf(f, "  %3u %9s", run->n, "barrier");
+	else
+		fprintf(f, "  %3u %9s", run->n, fmt_bytes(b, sizeof(b), s->bytes));
+	for (unsigned int k = 0; k < COLL_NM; k++) {
+		if (isfinite(s->csw[k]))
+			fprintf(f, " %12.2f", s->csw[k]);
+		else
+			fprintf(f, " %12s", "-");
+	}
+	fputc('\n', f);
+}
+
 static void print_target_line(FILE *f, const struct coll_target *t)
 {
 	char a[32], b[32];
@@ -1178,6 +1223,18 @@ void print_coll(FILE *f, const struct bench_cfg *cfg)
 			for (unsigned int si = 0; si < cr.run[i].nsets; si++)
 				if (!cr.run[i].skipped && cr.run[i].set[si].barrier)
 					print_set_row(f, &cr.run[i], &cr.run[i].set[si]);
+	}
+	if (any_ar || any_bar) {
+		/*
+		 * With more ranks than CPUs a collective costs about what its
+		 * context switches cost (Documentation/benchmarks.rst).
+		 */
+		fprintf(f, "Context switches per rank per collective (getrusage, measured iterations;\n"
+			"allreduce columns as above, barrier: CAU, dissemination, rec-dbl, binomial)\n");
+		for (unsigned int i = 0; i < cr.nruns; i++)
+			for (unsigned int si = 0; !cr.run[i].skipped &&
+			     si < cr.run[i].nsets; si++)
+				print_csw_row(f, &cr.run[i], &cr.run[i].set[si]);
 	}
 	if (cr.wrong) {
 		fprintf(f, "  CHECK FAILED: %u wrong result%s (WRONG above); the first: ",
@@ -1263,6 +1320,11 @@ static void json_set(FILE *f, const struct coll_set *s)
 	for (unsigned int k = 0; k < COLL_NM; k++)
 		fprintf(f, "%s\"%s\": %u", k ? ", " : "", cm_json[ms[k]],
 			s->wrong[k]);
+	fputs("}, \"context_switches_per_rank\": {", f);
+	for (unsigned int k = 0; k < COLL_NM; k++) {
+		fprintf(f, "%s\"%s\": ", k ? ", " : "", cm_json[ms[k]]);
+		jnum(f, s->done && s->has[k] ? s->csw[k] : NAN);
+	}
 	fputs("}}", f);
 }
 
