@@ -2354,13 +2354,16 @@ TEST_F_TIMEOUT(coll, mcast_every_member_to_every_other, 120)
  * every member reads what comes, checking each (mc_check(): exactly once,
  * in its origin's order, right data), until it has all the others';
  * then nothing more may come.  @slow_us: a reader pauses up to this long
- * after each packet.  Sends never wait for the send FIFO (a member that
- * stopped reading while its sends wait could stall the tree).
+ * after each packet; @hold_ms: nobody reads at first, so the FIFOs and
+ * then the nodes' buffers fill.  Sends never wait for the send FIFO (a
+ * member that stopped reading while its sends wait could stall the tree).
  */
 struct mc_arg {
 	uint32_t origins;	/* a bit per member */
+	uint32_t poll;		/* a bit per member: poll-mode window */
 	unsigned int per;	/* multicasts of each origin */
 	unsigned int slow_us;
+	unsigned int hold_ms;	/* nobody reads for this long at first */
 	long got[MAXM];
 	long ms[MAXM];
 	struct mc_stats st;	/* the tree's counters at the end */
@@ -2395,7 +2398,8 @@ static int mc_body(struct job *j, unsigned int idx, struct mem *m)
 			if (ret)
 				break;
 		}
-		while (!ret && !res_recv(m->w, &r, 0)) {
+		while (!ret && pt_now_ms() - t0 >= a->hold_ms &&
+		       !res_recv(m->w, &r, 0)) {
 			if (mc_check(&r, j->tree, j->key, j->addr, j->n, idx,
 				     next, why, sizeof(why)) < 0) {
 				fprintf(stderr, "# member %u: %s\n", idx, why);
@@ -2451,6 +2455,7 @@ static void mc_job(struct __test_metadata *_metadata, const char *name,
 	j = job_new(n, 0, parent, hub, mc_body, a);
 	ASSERT_NE(NULL, j);
 	j->rx = rx;
+	j->poll = a->poll;
 	ASSERT_EQ(0, pt_read_atomic_stats(&s0));
 	for (unsigned int i = 0; faults && i < ARRAY_SIZE(fault_knobs); i++) {
 		ASSERT_EQ(0, pt_isr_set(fault_knobs[i], 20000));
@@ -2492,7 +2497,8 @@ static void mc_job(struct __test_metadata *_metadata, const char *name,
 /*
  * Four origins of 16 members multicast at once: every member gets each
  * origin's multicasts in that origin's order (no order between origins
- * is promised, none is checked).
+ * is promised, none is checked).  Two origins and two other members have
+ * poll-mode windows (the HFI's thread posts, and is woken for a buffer).
  */
 TEST_F_TIMEOUT(coll, mcast_per_origin_order_several_origins, 180)
 {
@@ -2507,6 +2513,7 @@ TEST_F_TIMEOUT(coll, mcast_per_origin_order_several_origins, 180)
 	for (unsigned int i = 0; i < MAXM; i++)
 		hub[i] = (i * 7) % NEED_HUBS;
 	a->origins = 1U << 0 | 1U << 5 | 1U << 10 | 1U << 15;
+	a->poll = 1U << 5 | 1U << 15 | 1U << 3 | 1U << 8;
 	a->per = pt_scale(300);
 	mc_job(_metadata, "binary16", MAXM, parent, hub, PERCS_FIFO_DEF_SIZE,
 	       a, false);
@@ -2536,9 +2543,10 @@ TEST_F_TIMEOUT(coll, mcast_under_drop_dup_reorder, 400)
 
 /*
  * Every member of a 16-chain (rooted in the middle) and of a 16-star
- * multicasts at once into 4 KiB receive FIFOs read slowly: multicasts
- * cross every edge both ways with the nodes' buffers full (percs/cau
- * counts refusals), and still all arrive, in order, without a deadlock.
+ * multicasts at once into 4 KiB receive FIFOs that nobody reads for the
+ * first 200 ms and that are read slowly then: multicasts cross every edge
+ * both ways with the nodes' buffers full (percs/cau counts refusals), and
+ * still all arrive, in order, without a deadlock.
  */
 TEST_F_TIMEOUT(coll, mcast_crossing_with_full_buffers_no_deadlock, 400)
 {
@@ -2556,8 +2564,10 @@ TEST_F_TIMEOUT(coll, mcast_crossing_with_full_buffers_no_deadlock, 400)
 	for (unsigned int i = 0; i < MAXM; i++)
 		hub[i] = (i * 5) % NEED_HUBS;
 	a->origins = (1U << MAXM) - 1;
-	a->per = pt_scale(150) < 8 ? 8 : pt_scale(150);
+	/* At least 15 x 16 for each 4 KiB FIFO of 31 packets. */
+	a->per = pt_scale(150) < 16 ? 16 : pt_scale(150);
 	a->slow_us = 400;
+	a->hold_ms = 200;
 	mc_job(_metadata, "chain16", MAXM, chain, hub, PERCS_FIFO_MIN_SIZE, a,
 	       false);
 	EXPECT_LT(0, a->st.refused);
