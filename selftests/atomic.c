@@ -28,7 +28,6 @@
 #include "kselftest_harness.h"
 #include "common.h"
 
-#define FIFO		PERCS_FIFO_DEF_SIZE
 #define PAGE		4096UL
 #define BUF		(16 * PAGE)	/* each side's registered buffer */
 #define HALF		(BUF / 2)	/* targets below, result locations above */
@@ -49,71 +48,14 @@
 static const char *const fault_knobs[] = { "drop_ppm", "dup_ppm",
 					    "reorder_ppm" };
 
-/* One side: a window and a registered buffer. */
-struct side {
-	struct percs_hfi *hfi;
-	struct percs_window *w;
-	struct percs_addr addr;
-	uint8_t *buf;
-	uint32_t mr;
-	struct percs_rmr rmr;	/* its buffer, as a PGAS peer sees it */
-};
-
-static int side_open_flags(struct side *s, unsigned int hub,
-			   unsigned int unit, uint32_t key, uint32_t access,
-			   uint32_t wflags)
-{
-	int ret;
-
-	memset(s, 0, sizeof(*s));
-	s->buf = MAP_FAILED;
-	ret = pt_hfi_open(hub, unit, &s->hfi);
-	if (ret)
-		return ret;
-	ret = pt_reserve(s->hfi, wflags, FIFO, FIFO, key, PERCS_WINDOW_ANY,
-			 &s->w);
-	if (ret)
-		return ret;
-	s->addr = percs_window_addr(s->w);
-	s->buf = mmap(NULL, BUF, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (s->buf == MAP_FAILED)
-		return -errno;
-	memset(s->buf, 0, BUF);
-	ret = percs_mr_reg(s->w, s->buf, BUF, access, &s->mr);
-	if (ret)
-		return ret;
-	s->rmr.win = s->addr;
-	s->rmr.handle = s->mr;
-	s->rmr.base = (uintptr_t)s->buf;
-	s->rmr.length = BUF;
-	return 0;
-}
-
-static int side_open(struct side *s, unsigned int hub, unsigned int unit,
+/*
+ * One side: a window and a registered buffer of BUF bytes, zeroed before
+ * registration (a read-only one pins the process's pages).
+ */
+static int side_open(struct pt_side *s, unsigned int hub, unsigned int unit,
 		     uint32_t key, uint32_t access)
 {
-	return side_open_flags(s, hub, unit, key, access, 0);
-}
-
-static void side_close(struct side *s)
-{
-	if (s->w)
-		percs_window_release(s->w);
-	if (s->hfi)
-		percs_hfi_close(s->hfi);
-	if (s->buf && s->buf != MAP_FAILED)
-		munmap(s->buf, BUF);
-	memset(s, 0, sizeof(*s));
-}
-
-/* Memory shared with forked children (not registered). */
-static void *shared_alloc(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
+	return pt_side_open(s, hub, unit, key, BUF, access, PT_SIDE_PREFAULT);
 }
 
 static uint64_t wmask(unsigned int width)
@@ -232,7 +174,7 @@ static int amo_wait(struct percs_window *w, const struct percs_atomic_wr *wr,
 }
 
 /* A one-operation descriptor to @t's buffer at @off. */
-static struct percs_atomic_wr wr_of(const struct side *t, unsigned int op,
+static struct percs_atomic_wr wr_of(const struct pt_side *t, unsigned int op,
 				    unsigned int width, uint64_t off,
 				    uint64_t v, uint64_t ud)
 {
@@ -246,7 +188,7 @@ static struct percs_atomic_wr wr_of(const struct side *t, unsigned int op,
 }
 
 /* Fetch into @a's result location at @res. */
-static void wr_fetch(struct percs_atomic_wr *wr, const struct side *a,
+static void wr_fetch(struct percs_atomic_wr *wr, const struct pt_side *a,
 		     uint8_t *res)
 {
 	wr->flags |= PERCS_ATOMIC_F_FETCH;
@@ -380,20 +322,6 @@ static uint64_t pgas_poison(unsigned int width)
 	return 0x5a5a5a5a5a5a5a5aULL & wmask(width);
 }
 
-/* Registrations and pinned pages drain to zero (deferred releases). */
-static bool mrs_drain(void)
-{
-	uint64_t deadline = pt_now_ms() + PT_TIMEOUT_MS;
-
-	while (pt_stat_field(PT_DEBUGFS_LIVE, "registrations") != 0 ||
-	       pt_stat_field(PT_DEBUGFS_LIVE, "pinned_pages") != 0) {
-		if (pt_now_ms() > deadline)
-			return false;
-		usleep(1000);
-	}
-	return true;
-}
-
 /* percs/atomic's outstanding back to 0 within @ms; its last value. */
 static long outstanding_drain(int ms)
 {
@@ -422,7 +350,7 @@ static void faults_off(void)
  */
 FIXTURE(atomic) {
 	uint32_t key;
-	struct side a, t;
+	struct pt_side a, t;
 	long saved_depth, saved_hold;
 };
 
@@ -444,10 +372,10 @@ FIXTURE_TEARDOWN(atomic)
 		pt_isr_set("reorder_depth", self->saved_depth);
 	if (self->saved_hold > 0)
 		pt_isr_set("hold_us", self->saved_hold);
-	side_close(&self->a);
-	side_close(&self->t);
+	pt_side_close(&self->a);
+	pt_side_close(&self->t);
 	EXPECT_EQ(0, outstanding_drain(PT_TIMEOUT_MS));
-	EXPECT_TRUE(mrs_drain());
+	EXPECT_TRUE(pt_wait_mrs(0, 0, PT_TIMEOUT_MS));
 	ASSERT_LIVE_ZERO();
 }
 
@@ -518,8 +446,9 @@ static uint64_t case_off(const struct amo_case *k)
  * half is unchanged (@shadow), the fetched value is in the low @width
  * bytes of the result location and the bytes after it are untouched.
  */
-static void raw_one(struct __test_metadata *_metadata, struct side *a,
-		    struct side *t, uint8_t *shadow, const struct amo_case *k)
+static void raw_one(struct __test_metadata *_metadata, struct pt_side *a,
+		    struct pt_side *t, uint8_t *shadow,
+		    const struct amo_case *k)
 {
 	uint64_t off = case_off(k);
 	uint8_t *res = a->buf + HALF + (k->slot % 256) * 16;
@@ -559,8 +488,9 @@ static void raw_one(struct __test_metadata *_metadata, struct side *a,
 }
 
 /* The same through the PGAS API (a's window, t's registration). */
-static void pgas_one(struct __test_metadata *_metadata, struct side *a,
-		     struct side *t, uint8_t *shadow, const struct amo_case *k)
+static void pgas_one(struct __test_metadata *_metadata, struct pt_side *a,
+		     struct pt_side *t, uint8_t *shadow,
+		     const struct amo_case *k)
 {
 	uint64_t off = case_off(k), got = 0;
 	uint64_t want = ref_apply(k->op, k->width, k->old, k->val, k->cmp);
@@ -585,16 +515,16 @@ static void pgas_one(struct __test_metadata *_metadata, struct side *a,
 	}
 }
 
-typedef void (*one_fn)(struct __test_metadata *, struct side *, struct side *,
-		       uint8_t *, const struct amo_case *);
+typedef void (*one_fn)(struct __test_metadata *, struct pt_side *,
+		       struct pt_side *, uint8_t *, const struct amo_case *);
 
 /*
  * Every op x width x mode x case (CSWAP twice: comparand equal, then
  * different: memory as is, the current value fetched), each in its own
  * slot of a target half filled with a pattern.
  */
-static void matrix(struct __test_metadata *_metadata, struct side *a,
-		   struct side *t, const unsigned int *modes,
+static void matrix(struct __test_metadata *_metadata, struct pt_side *a,
+		   struct pt_side *t, const unsigned int *modes,
 		   unsigned int nr_modes, one_fn one)
 {
 	static const unsigned int widths[] = { 1, 2, 4, 8 };
@@ -633,7 +563,7 @@ TEST_F_TIMEOUT(atomic, every_op_width_raw, 120)
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(places); i++) {
 		const struct place *p = &places[i];
-		struct side other, *t = &other;
+		struct pt_side other, *t = &other;
 
 		if (p->same_window) {
 			t = &self->a;
@@ -645,7 +575,7 @@ TEST_F_TIMEOUT(atomic, every_op_width_raw, 120)
 		matrix(_metadata, &self->a, t, modes, ARRAY_SIZE(modes),
 		       raw_one);
 		if (!p->same_window)
-			side_close(&other);
+			pt_side_close(&other);
 	}
 	/* Every completion was taken: nothing extra in the CQ. */
 	struct percs_cqe c;
@@ -806,7 +736,7 @@ static int lane_run(const struct lanes_ctx *c, unsigned int idx,
 static int lane_child(int idx, void *arg)
 {
 	const struct lanes_ctx *c = arg;
-	struct side me;
+	struct pt_side me;
 	uint64_t final;
 	int ret;
 
@@ -814,7 +744,7 @@ static int lane_child(int idx, void *arg)
 	if (side_open(&me, idx, idx & 1, c->key, RIGHTS))
 		return 1;
 	ret = lane_run(c, idx, me.w, &final);
-	side_close(&me);
+	pt_side_close(&me);
 	return ret;
 }
 
@@ -881,7 +811,7 @@ static int mix_child(int idx, void *arg)
 {
 	static const unsigned int hubs[] = { 0, 2, 5, 7 };
 	const struct mix_ctx *c = arg;
-	struct side me;
+	struct pt_side me;
 	int ret = 0;
 
 	if (side_open(&me, hubs[idx % 4], idx & 1, c->key, RIGHTS))
@@ -902,7 +832,7 @@ static int mix_child(int idx, void *arg)
 		__atomic_fetch_add(&c->sh->seen[got], 1, __ATOMIC_RELAXED);
 	}
 	__atomic_add_fetch(&c->sh->done, 1, __ATOMIC_RELEASE);
-	side_close(&me);
+	pt_side_close(&me);
 	return ret;
 }
 
@@ -917,7 +847,7 @@ TEST_F_TIMEOUT(atomic, remote_and_target_cpu_atomics_mixed, 180)
 	uint64_t cpu = 0, gaps = 0, last = 0, total, bad = 0;
 	pid_t pids[4];
 
-	c.sh = shared_alloc(sizeof(*c.sh) + c.cap);
+	c.sh = pt_shared_alloc(sizeof(*c.sh) + c.cap);
 	ASSERT_NE(NULL, c.sh);
 	*word = 0;
 	ASSERT_EQ(0, pt_fork_start(nch, mix_child, &c, pids));
@@ -974,7 +904,7 @@ static int fa_child(int idx, void *arg)
 	const struct fa_ctx *c = arg;
 	const uint64_t cap = (uint64_t)NR_HUBS * c->n;
 	uint64_t got[FA_BATCH];
-	struct side me;
+	struct pt_side me;
 	int ret = 0;
 
 	if (side_open(&me, idx, 0, c->key, RIGHTS))
@@ -1007,12 +937,12 @@ static int fa_child(int idx, void *arg)
 				done, ret, percs_strerror(ret));
 		done += k;
 	}
-	side_close(&me);
+	pt_side_close(&me);
 	return ret ? 1 : 0;
 }
 
 static void fetch_add_8_hubs(struct __test_metadata *_metadata,
-			     struct side *t, uint32_t key, unsigned int n)
+			     struct pt_side *t, uint32_t key, unsigned int n)
 {
 	struct fa_ctx c = {
 		.key = key, .rmr = t->rmr, .off = 512, .n = n,
@@ -1020,7 +950,7 @@ static void fetch_add_8_hubs(struct __test_metadata *_metadata,
 	const uint64_t total = (uint64_t)NR_HUBS * n;
 	uint64_t t0, bad = 0, first_bad = 0;
 
-	c.seen = shared_alloc(total);
+	c.seen = pt_shared_alloc(total);
 	ASSERT_NE(NULL, c.seen);
 	store_w(t->buf + c.off, 8, 0);
 	t0 = pt_now_ms();
@@ -1135,7 +1065,7 @@ struct lock_ctx {
 };
 
 /* One RDMA operation of @me on the counter and its completion. */
-static int counter_rdma(struct side *me, const struct percs_rmr *r,
+static int counter_rdma(struct pt_side *me, const struct percs_rmr *r,
 			bool write, uint64_t ud)
 {
 	struct percs_cqe c;
@@ -1162,7 +1092,7 @@ static int counter_rdma(struct side *me, const struct percs_rmr *r,
 static int lock_child(int idx, void *arg)
 {
 	const struct lock_ctx *c = arg;
-	struct side me;
+	struct pt_side me;
 	int ret = 0;
 
 	if (side_open(&me, (idx + 1) % NR_HUBS, idx & 1, c->key, RIGHTS))
@@ -1199,17 +1129,17 @@ static int lock_child(int idx, void *arg)
 	if (ret)
 		fprintf(stderr, "# locker %d: %d (%s)\n", idx, ret,
 			percs_strerror(ret));
-	side_close(&me);
+	pt_side_close(&me);
 	return ret ? 1 : 0;
 }
 
 static void spinlock_counter(struct __test_metadata *_metadata,
-			     struct side *t, uint32_t key, unsigned int n)
+			     struct pt_side *t, uint32_t key, unsigned int n)
 {
 	struct lock_ctx c = { .key = key, .rmr = t->rmr, .n = n };
 	uint64_t t0 = pt_now_ms();
 
-	c.sh = shared_alloc(sizeof(*c.sh));
+	c.sh = pt_shared_alloc(sizeof(*c.sh));
 	ASSERT_NE(NULL, c.sh);
 	store_w(t->buf + LOCK_OFF, 8, 0);
 	store_w(t->buf + COUNTER_OFF, 8, 0);
@@ -1388,7 +1318,7 @@ TEST_F(atomic, packed_fetch_or_cswap_einval)
  * the result location untouched.
  */
 static void expect_refused(struct __test_metadata *_metadata,
-			   struct side *a, const struct percs_atomic_wr *wr,
+			   struct pt_side *a, const struct percs_atomic_wr *wr,
 			   const uint8_t *tgt, int want, uint8_t want_flags)
 {
 	uint64_t sum = tgt ? pt_checksum(tgt, BUF) : 0;
@@ -1414,9 +1344,9 @@ static void expect_refused(struct __test_metadata *_metadata,
 
 TEST_F(atomic, error_statuses_target_untouched)
 {
-	struct side *a = &self->a, *t = &self->t;
+	struct pt_side *a = &self->a, *t = &self->t;
 	uint8_t *res = a->buf + HALF;
-	struct side other, gone, ro;
+	struct pt_side other, gone, ro;
 	struct percs_atomic_wr wr;
 	uint32_t h, noatomic, nolw;
 
@@ -1484,7 +1414,7 @@ TEST_F(atomic, error_statuses_target_untouched)
 	wr = wr_of(&other, PERCS_ATOMIC_ADD, 8, 0, 1, 10);
 	wr_fetch(&wr, a, res);
 	expect_refused(_metadata, a, &wr, other.buf, -EACCES, 0);
-	side_close(&other);
+	pt_side_close(&other);
 	/* A closed window. */
 	ASSERT_EQ(0, side_open(&gone, 6, 0, self->key, RIGHTS));
 	wr = wr_of(&gone, PERCS_ATOMIC_ADD, 8, 0, 1, 11);
@@ -1492,7 +1422,7 @@ TEST_F(atomic, error_statuses_target_untouched)
 	percs_window_release(gone.w);
 	gone.w = NULL;
 	expect_refused(_metadata, a, &wr, NULL, -ECONNREFUSED, 0);
-	side_close(&gone);
+	pt_side_close(&gone);
 	/* No such hub, HFI or window index. */
 	wr = wr_of(t, PERCS_ATOMIC_ADD, 8, 0, 1, 12);
 	wr.dst.hub = 100000;
@@ -1508,7 +1438,7 @@ TEST_F(atomic, error_statuses_target_untouched)
 			       PERCS_ACCESS_REMOTE_READ));
 	wr = wr_of(&ro, PERCS_ATOMIC_ADD, 8, 0, 1, 13);
 	expect_refused(_metadata, a, &wr, ro.buf, -EPERM, 0);
-	side_close(&ro);
+	pt_side_close(&ro);
 	/* Everything still works afterwards. */
 	wr = wr_of(t, PERCS_ATOMIC_ADD, 8, 0, 1, 14);
 	wr_fetch(&wr, a, res);
@@ -1670,7 +1600,7 @@ TEST_F(atomic, pgas_error_statuses)
 {
 	struct percs_window *w = self->a.w;
 	struct percs_rmr r = self->t.rmr;
-	struct side other;
+	struct pt_side other;
 	uint64_t got = 7, sum;
 	uint32_t noatomic, g32 = 7;
 	uint16_t g16 = 7;
@@ -1702,7 +1632,7 @@ TEST_F(atomic, pgas_error_statuses)
 	EXPECT_EQ(-EACCES, percs_atomic_fetch_add64(w, &other.rmr, 0, 1,
 						    &got));
 	r = other.rmr;
-	side_close(&other);
+	pt_side_close(&other);
 	EXPECT_EQ(-ECONNREFUSED, percs_atomic_fetch_add64(w, &r, 0, 1, &got));
 	EXPECT_EQ(sum, pt_checksum(self->t.buf, BUF));
 	EXPECT_EQ(0, percs_atomic_fetch_add64(w, &self->t.rmr, 0, 1, &got));
@@ -1754,7 +1684,7 @@ TEST_F_TIMEOUT(atomic, target_closed_with_atomics_outstanding, 120)
 {
 	const unsigned int n = 64;
 	unsigned int ok = 0, refused = 0, timedout = 0;
-	struct side tgt;
+	struct pt_side tgt;
 	struct percs_cqe c;
 	uint8_t seen[64] = { 0 };
 
@@ -1792,7 +1722,7 @@ TEST_F_TIMEOUT(atomic, target_closed_with_atomics_outstanding, 120)
 						    sizeof(body)));
 	}
 	ASSERT_EQ(0, percs_send_trigger(self->a.w));
-	side_close(&tgt);
+	pt_side_close(&tgt);
 	for (unsigned int i = 0; i < n; i++) {
 		ASSERT_EQ(0, amo_cqe(self->a.w, &c, FAULT_MS)) {
 			TH_LOG("%u of %u completions", i, n);
@@ -1818,7 +1748,7 @@ TEST_F_TIMEOUT(atomic, target_closed_with_atomics_outstanding, 120)
 /* The initiator closes with atomics outstanding: nothing is left. */
 TEST_F_TIMEOUT(atomic, initiator_closed_with_atomics_outstanding, 60)
 {
-	struct side src;
+	struct pt_side src;
 
 	ASSERT_EQ(0, side_open(&src, 3, 1, self->key, RIGHTS));
 	store_w(self->t.buf, 8, 0);
@@ -1831,7 +1761,7 @@ TEST_F_TIMEOUT(atomic, initiator_closed_with_atomics_outstanding, 60)
 		wr_fetch(&wr, &src, src.buf + HALF + 8 * i);
 		ASSERT_EQ(0, percs_atomic_post(src.w, &wr));
 	}
-	side_close(&src);
+	pt_side_close(&src);
 	EXPECT_EQ(0, outstanding_drain(PT_TIMEOUT_MS));
 	faults_off();
 	/* Each applied at most once, duplicates and all. */
@@ -1848,7 +1778,7 @@ TEST_F_TIMEOUT(atomic, process_killed_with_atomics_outstanding, 60)
 
 		ASSERT_LE(0, pid);
 		if (!pid) {
-			struct side me;
+			struct pt_side me;
 			uint64_t got[16];
 
 			if (side_open(&me, 7, r & 1, self->key, RIGHTS))
@@ -1883,8 +1813,8 @@ TEST_F_TIMEOUT(atomic, process_killed_with_atomics_outstanding, 60)
  * leaves the rest in the send FIFO), every descriptor completes once, and
  * each target's counter fetched 0 .. n/ntgt - 1 each once.
  */
-static void burst(struct __test_metadata *_metadata, struct side *a,
-		  struct side **tgt, unsigned int ntgt, unsigned int n,
+static void burst(struct __test_metadata *_metadata, struct pt_side *a,
+		  struct pt_side **tgt, unsigned int ntgt, unsigned int n,
 		  long want_max)
 {
 	const volatile struct percs_status *st = percs_window_status(a->w);
@@ -1905,7 +1835,7 @@ static void burst(struct __test_metadata *_metadata, struct side *a,
 	for (unsigned int k = 0; k < ntgt; k++)
 		store_w(tgt[k]->buf, 8, 0);
 	for (unsigned int i = 0; i < n; i++) {
-		const struct side *t = tgt[i % ntgt];
+		const struct pt_side *t = tgt[i % ntgt];
 		struct percs_atomic_ext e = {
 			.op = PERCS_ATOMIC_ADD, .width = 8, .count = 1,
 			.flags = PERCS_ATOMIC_F_FETCH, .handle = t->mr,
@@ -1975,17 +1905,17 @@ static void burst(struct __test_metadata *_metadata, struct side *a,
 /* Two targets: the window's 128 is the limit. */
 TEST_F_TIMEOUT(atomic, backpressure_more_than_128_outstanding, 120)
 {
-	struct side t2, *tgt[2] = { &self->t, &t2 };
+	struct pt_side t2, *tgt[2] = { &self->t, &t2 };
 
 	ASSERT_EQ(0, side_open(&t2, 2, 0, self->key, RIGHTS));
 	burst(_metadata, &self->a, tgt, 2, 300, MAX_OUTSTANDING);
-	side_close(&t2);
+	pt_side_close(&t2);
 }
 
 /* One target: at most 64 to one target window. */
 TEST_F_TIMEOUT(atomic, backpressure_64_per_target, 120)
 {
-	struct side *tgt[1] = { &self->t };
+	struct pt_side *tgt[1] = { &self->t };
 
 	burst(_metadata, &self->a, tgt, 1, 200, MAX_PER_TARGET);
 }

@@ -339,6 +339,85 @@ long pt_stat_field(const char *path, const char *field)
 	return ret;
 }
 
+long pt_live_field(const char *name)
+{
+	return pt_stat_field(PT_DEBUGFS_LIVE, name);
+}
+
+long pt_wait_live_field(const char *name, long want, int timeout_ms)
+{
+	uint64_t deadline = pt_now_ms() + timeout_ms;
+	long now;
+
+	while ((now = pt_live_field(name)) != want && pt_now_ms() < deadline)
+		pt_pause_us(1000);
+	return now;
+}
+
+bool pt_wait_mrs(long regs, long pages, int timeout_ms)
+{
+	uint64_t deadline = pt_now_ms() + timeout_ms;
+
+	while (pt_live_field("registrations") != regs ||
+	       pt_live_field("pinned_pages") != pages) {
+		if (pt_now_ms() > deadline)
+			return false;
+		pt_pause_us(1000);
+	}
+	return true;
+}
+
+int pt_side_open(struct pt_side *s, unsigned int hub, unsigned int unit,
+		 uint32_t key, size_t len, uint32_t access, unsigned int flags)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->buf = MAP_FAILED;
+	ret = pt_hfi_open(hub, unit, &s->hfi);
+	if (ret)
+		return ret;
+	ret = pt_reserve(s->hfi, 0, PERCS_FIFO_DEF_SIZE, PERCS_FIFO_DEF_SIZE,
+			 key, PERCS_WINDOW_ANY, &s->w);
+	if (ret)
+		return ret;
+	s->addr = percs_window_addr(s->w);
+	s->buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->buf == MAP_FAILED)
+		return -errno;
+	s->len = len;
+	if (flags & PT_SIDE_PREFAULT)
+		memset(s->buf, 0, len);
+	ret = percs_mr_reg(s->w, s->buf, len, access, &s->mr);
+	if (ret)
+		return ret;
+	s->rmr.win = s->addr;
+	s->rmr.handle = s->mr;
+	s->rmr.base = (uintptr_t)s->buf;
+	s->rmr.length = len;
+	return 0;
+}
+
+void pt_side_close(struct pt_side *s)
+{
+	if (s->w)
+		percs_window_release(s->w);
+	if (s->hfi)
+		percs_hfi_close(s->hfi);
+	if (s->buf && s->buf != MAP_FAILED)
+		munmap(s->buf, s->len);
+	memset(s, 0, sizeof(*s));
+}
+
+void *pt_shared_alloc(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 /* Write @val to PT_ISR_DIR/@file (a knob or a command): 0 or -errno. */
 int pt_isr_write(const char *file, const char *val)
 {

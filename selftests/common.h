@@ -33,6 +33,15 @@
  *   pt_read_live(&live)              /sys/kernel/debug/percs/live
  *   pt_wait_live_zero(&live, ms)     0 once every counter is zero
  *   ASSERT_LIVE_ZERO()               fails the test (prints the counters)
+ *   pt_live_field(name)              one line of it ("registrations", ...)
+ *   pt_wait_live_field(name, want, ms)  that line once it reads @want
+ *   pt_wait_mrs(regs, pages, ms)     true once registrations and
+ *                                    pinned_pages read @regs and @pages
+ *   pt_side_open(&s, hub, unit, key, len, access, flags), pt_side_close(&s)
+ *                                    one end of an RDMA or atomic
+ *                                    transfer: HFI, window, registered
+ *                                    buffer (struct pt_side)
+ *   pt_shared_alloc(len)             MAP_SHARED memory for forked children
  *   pt_sysfs_windows_in_use(hub, unit) /sys/class/percs/percs-hfiN/...
  *   pt_fork_n(n, fn, arg, timeout_ms) run fn(i, arg) in n children;
  *                                    returns how many failed (fn != 0,
@@ -149,6 +158,45 @@ int pt_cq_wait(struct percs_window *w, struct percs_cqe *cqe, int timeout_ms);
 int pt_read_live(struct pt_live *live);
 bool pt_live_is_zero(const struct pt_live *live);
 int pt_wait_live_zero(struct pt_live *live, int timeout_ms);
+
+/**
+ * pt_live_field() - one counter of /sys/kernel/debug/percs/live
+ * @name: its name, e.g. "registrations" or "pinned_pages" (the NMMU's
+ *	  counters, which struct pt_live does not hold)
+ *
+ * Return: its value, or -1 if the file or the line is missing.
+ */
+long pt_live_field(const char *name);
+
+/**
+ * pt_wait_live_field() - wait for one counter of percs/live to read a value
+ * @name: the counter, as for pt_live_field()
+ * @want: the value waited for
+ * @timeout_ms: how long to wait
+ *
+ * For counters that settle a moment after the call that changes them:
+ * the NMMU unpins a registration's pages from a work queue.
+ *
+ * Return: @want once read, or the last value read when the time is up
+ * (so that ASSERT_EQ(want, ...) prints what was there).
+ */
+long pt_wait_live_field(const char *name, long want, int timeout_ms);
+
+/**
+ * pt_wait_mrs() - wait for the NMMU's live counters to read given values
+ * @regs: registrations wanted (percs/live "registrations")
+ * @pages: pinned pages wanted (percs/live "pinned_pages")
+ * @timeout_ms: how long to wait
+ *
+ * Registrations are released and their pages unpinned by a deferred
+ * release (a transfer in flight, the NMMU's work queue), so after a
+ * deregistration or a window close the counters reach their value a
+ * moment later.  pt_wait_mrs(0, 0, PT_TIMEOUT_MS): everything drained.
+ *
+ * Return: true once both read as wanted (in one pass), false when the
+ * time is up.
+ */
+bool pt_wait_mrs(long regs, long pages, int timeout_ms);
 long pt_sysfs_read_long(const char *path);
 long pt_stat_field(const char *path, const char *field);
 int pt_isr_write(const char *file, const char *val);
@@ -156,6 +204,72 @@ int pt_isr_set(const char *file, unsigned long val);
 long pt_isr_read(const char *file);
 long pt_sysfs_hfi_attr(unsigned int hub, unsigned int unit, const char *attr);
 long pt_sysfs_windows_in_use(unsigned int hub, unsigned int unit);
+
+/**
+ * struct pt_side - one end of an RDMA or atomic transfer
+ * @hfi: the HFI, opened through libpercs
+ * @w: a window reserved on it (default FIFO sizes)
+ * @addr: the window's network address
+ * @buf: anonymous private memory registered on @w (NULL or MAP_FAILED:
+ *	 none)
+ * @len: the length of @buf
+ * @mr: the handle of @buf's registration
+ * @rmr: @buf as a PGAS peer names it (percs_atomic_*(), percs_rdma_*())
+ */
+struct pt_side {
+	struct percs_hfi *hfi;
+	struct percs_window *w;
+	struct percs_addr addr;
+	uint8_t *buf;
+	size_t len;
+	uint32_t mr;
+	struct percs_rmr rmr;
+};
+
+/*
+ * pt_side_open() flag: zero the buffer before registering it, so that
+ * every page is the process's own when it is pinned (untouched anonymous
+ * memory that a read-only registration pins is the shared zero page).
+ */
+#define PT_SIDE_PREFAULT	(1U << 0)
+
+/**
+ * pt_side_open() - open one end of a transfer
+ * @s: filled in
+ * @hub: the HFI's hub
+ * @unit: the HFI on the hub (0 or 1)
+ * @key: the window's job key (pt_new_key())
+ * @len: bytes of memory to map and register
+ * @access: the registration's rights (PERCS_ACCESS_*)
+ * @flags: 0 or PT_SIDE_PREFAULT
+ *
+ * Opens the HFI, reserves a window with the default FIFO sizes on any
+ * index, maps @len bytes of anonymous memory and registers them with
+ * @access.  On failure @s holds what was set up: pt_side_close() it
+ * (a fixture's teardown does) or let the process exit.
+ *
+ * Return: 0, or the first failure's -errno.
+ */
+int pt_side_open(struct pt_side *s, unsigned int hub, unsigned int unit,
+		 uint32_t key, size_t len, uint32_t access, unsigned int flags);
+
+/**
+ * pt_side_close() - release what pt_side_open() set up, and zero @s
+ * @s: a side; any field may be NULL already (a window the test released
+ *     itself), and closing twice is harmless
+ *
+ * The window goes first (its registrations with it), then the HFI, then
+ * the memory.
+ */
+void pt_side_close(struct pt_side *s);
+
+/**
+ * pt_shared_alloc() - memory shared with forked children (not registered)
+ * @len: its length
+ *
+ * Return: zeroed MAP_SHARED anonymous memory (munmap() it), or NULL.
+ */
+void *pt_shared_alloc(size_t len);
 
 int pt_fork_n(int n, int (*fn)(int idx, void *arg), void *arg,
 	      int timeout_ms);

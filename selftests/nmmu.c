@@ -60,22 +60,6 @@ static int mr_dereg(int fd, uint32_t handle)
 	return ioctl(fd, PERCS_IOC_MR_DEREGISTER, &d) ? -errno : 0;
 }
 
-/* One line of the debugfs live counters; -1 if missing. */
-static long live(const char *name)
-{
-	FILE *f = fopen(PT_DEBUGFS_LIVE, "re");
-	long val, ret = -1;
-	char key[64];
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", key, &val) == 2)
-		if (!strcmp(key, name))
-			ret = val;
-	fclose(f);
-	return ret;
-}
-
 /* VmPin of a process (0: this one) in kB; -1 if missing. */
 static long vmpin_kb_of(pid_t pid)
 {
@@ -149,20 +133,6 @@ static int reserve(int hfd)
 			      PERCS_WINDOW_ANY, &req);
 }
 
-/* Wait (5 s at most) for the global counters to read @regs and @pages. */
-static bool live_is(long regs, long pages)
-{
-	uint64_t deadline = pt_now_ms() + PT_TIMEOUT_MS;
-
-	while (live("registrations") != regs ||
-	       live("pinned_pages") != pages) {
-		if (pt_now_ms() > deadline)
-			return false;
-		usleep(1000);
-	}
-	return true;
-}
-
 FIXTURE(nm) {
 	int hfd;
 	int wfd;
@@ -182,8 +152,8 @@ FIXTURE_SETUP(nm)
 	ASSERT_LE(0, self->wfd);
 	self->buf = map_anon(BUF_PAGES * PAGE, PROT_READ | PROT_WRITE);
 	ASSERT_NE(MAP_FAILED, self->buf);
-	ASSERT_EQ(0, live("registrations"));
-	ASSERT_EQ(0, live("pinned_pages"));
+	ASSERT_EQ(0, pt_live_field("registrations"));
+	ASSERT_EQ(0, pt_live_field("pinned_pages"));
 	self->vmpin0 = vmpin_kb();
 	ASSERT_LE(0, self->vmpin0);
 	self->pins0 = foll_pins();
@@ -202,12 +172,14 @@ FIXTURE_TEARDOWN(nm)
 
 /*
  * @regs registrations holding @pages pages, all of this process: in the
- * live counters, in VmPin and in the FOLL_PIN balance.
+ * live counters (within 5 s: releases are deferred), in VmPin and in the
+ * FOLL_PIN balance.
  */
 #define EXPECT_PINNED(regs, pages) do {					\
-	EXPECT_TRUE(live_is(regs, pages))				\
+	EXPECT_TRUE(pt_wait_mrs(regs, pages, PT_TIMEOUT_MS))		\
 		TH_LOG("live: registrations %ld pinned_pages %ld",	\
-		       live("registrations"), live("pinned_pages"));	\
+		       pt_live_field("registrations"),			\
+		       pt_live_field("pinned_pages"));			\
 	EXPECT_EQ(self->vmpin0 + (long)(pages) * 4, vmpin_kb());	\
 	EXPECT_EQ(self->pins0 + (long long)(pages), foll_pins());	\
 } while (0)
@@ -769,7 +741,7 @@ TEST_F(nm, fork_child_and_window_registrations)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	/* Our charge went with our registration; the child's lives on. */
 	EXPECT_EQ(self->vmpin0, vmpin_kb());
-	EXPECT_TRUE(live_is(1, 2));
+	EXPECT_TRUE(pt_wait_mrs(1, 2, PT_TIMEOUT_MS));
 	EXPECT_EQ(self->pins0 + 2, foll_pins());
 	EXPECT_EQ(-ENOENT, mr_dereg(self->wfd, h));
 	EXPECT_EQ(0x5a, self->buf[0]);	/* the parent's data is its own */
@@ -831,7 +803,7 @@ static void kill_with_registrations(struct __test_metadata *_metadata,
 	ASSERT_EQ(1, read(p[0], &c, 1));
 	close(p[0]);
 	if (!big)
-		EXPECT_TRUE(live_is(1025, 2048));
+		EXPECT_TRUE(pt_wait_mrs(1025, 2048, PT_TIMEOUT_MS));
 	usleep(delay_ms * 1000);
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));

@@ -32,71 +32,11 @@
 #define ALL_RIGHTS	(PERCS_ACCESS_LOCAL_WRITE | PERCS_ACCESS_REMOTE_READ | \
 			 PERCS_ACCESS_REMOTE_WRITE)
 
-/* Registrations and pinned pages drain to zero (deferred releases). */
-static bool mrs_drain(void)
-{
-	uint64_t deadline = pt_now_ms() + PT_TIMEOUT_MS;
-
-	while (pt_stat_field(PT_DEBUGFS_LIVE, "registrations") != 0 ||
-	       pt_stat_field(PT_DEBUGFS_LIVE, "pinned_pages") != 0) {
-		if (pt_now_ms() > deadline)
-			return false;
-		usleep(1000);
-	}
-	return true;
-}
-
-/* pinned_pages once it equals @want, or its value after the timeout. */
-static long pinned_settles(long want)
-{
-	uint64_t deadline = pt_now_ms() + PT_TIMEOUT_MS;
-	long now;
-
-	while ((now = pt_stat_field(PT_DEBUGFS_LIVE, "pinned_pages")) != want &&
-	       pt_now_ms() < deadline)
-		usleep(1000);
-	return now;
-}
-
-/* One side: a window and a registered buffer. */
-struct side {
-	struct percs_hfi *hfi;
-	struct percs_window *w;
-	struct percs_addr addr;
-	uint8_t *buf;
-	uint32_t mr;
-};
-
-static int side_open(struct side *s, unsigned int hub, unsigned int unit,
+/* One side: a window and a registered buffer of BUF bytes. */
+static int side_open(struct pt_side *s, unsigned int hub, unsigned int unit,
 		     uint32_t key, uint32_t access)
 {
-	int ret;
-
-	memset(s, 0, sizeof(*s));
-	s->buf = MAP_FAILED;
-	ret = pt_hfi_open(hub, unit, &s->hfi);
-	if (ret)
-		return ret;
-	ret = pt_reserve(s->hfi, 0, FIFO, FIFO, key, PERCS_WINDOW_ANY, &s->w);
-	if (ret)
-		return ret;
-	s->addr = percs_window_addr(s->w);
-	s->buf = mmap(NULL, BUF, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (s->buf == MAP_FAILED)
-		return -errno;
-	return percs_mr_reg(s->w, s->buf, BUF, access, &s->mr);
-}
-
-static void side_close(struct side *s)
-{
-	if (s->w)
-		percs_window_release(s->w);
-	if (s->hfi)
-		percs_hfi_close(s->hfi);
-	if (s->buf != MAP_FAILED)
-		munmap(s->buf, BUF);
-	memset(s, 0, sizeof(*s));
+	return pt_side_open(s, hub, unit, key, BUF, access, 0);
 }
 
 /* Post one operation and wait for its completion; the CQE's res. */
@@ -118,8 +58,8 @@ static int rdma_wait(struct percs_window *w, const struct percs_rdma_wr *wr,
 	return c.res;
 }
 
-static struct percs_rdma_wr wr_of(uint8_t op, const struct side *to,
-				  uint64_t roff, const struct side *from,
+static struct percs_rdma_wr wr_of(uint8_t op, const struct pt_side *to,
+				  uint64_t roff, const struct pt_side *from,
 				  uint64_t loff, uint64_t len, uint64_t ud)
 {
 	struct percs_rdma_wr wr = {
@@ -161,7 +101,7 @@ static uint16_t via_sn(unsigned int hub)
 
 FIXTURE(rdma) {
 	uint32_t key;
-	struct side a, b;
+	struct pt_side a, b;
 	long saved_ppm, saved_depth, saved_hold;
 };
 
@@ -178,15 +118,15 @@ FIXTURE_SETUP(rdma)
 
 FIXTURE_TEARDOWN(rdma)
 {
-	side_close(&self->a);
-	side_close(&self->b);
+	pt_side_close(&self->a);
+	pt_side_close(&self->b);
 	if (self->saved_ppm >= 0)
 		pt_isr_set("reorder_ppm", self->saved_ppm);
 	if (self->saved_depth > 0)
 		pt_isr_set("reorder_depth", self->saved_depth);
 	if (self->saved_hold > 0)
 		pt_isr_set("hold_us", self->saved_hold);
-	EXPECT_TRUE(mrs_drain());
+	EXPECT_TRUE(pt_wait_mrs(0, 0, PT_TIMEOUT_MS));
 	ASSERT_LIVE_ZERO();
 }
 
@@ -194,12 +134,12 @@ FIXTURE_TEARDOWN(rdma)
  * Random transfers from a to a window at @p with route mode @mode: each
  * checked byte for byte when its completion arrives, guards untouched.
  */
-static void random_rw(struct __test_metadata *_metadata, struct side *a,
+static void random_rw(struct __test_metadata *_metadata, struct pt_side *a,
 		      const struct place *p, uint32_t key, uint8_t op,
 		      uint8_t mode, unsigned int rounds, uint64_t maxlen,
 		      uint64_t seed)
 {
-	struct side other, *t = &other;
+	struct pt_side other, *t = &other;
 	unsigned int i;
 
 	if (p->same_window) {
@@ -215,8 +155,8 @@ static void random_rw(struct __test_metadata *_metadata, struct side *a,
 		uint64_t span = BUF / 2 - len - 2 * GUARD;
 		uint64_t soff = GUARD + random() % span;
 		uint64_t doff = GUARD + random() % span;
-		struct side *src = op == PERCS_RDMA_OP_READ ? t : a;
-		struct side *dst = op == PERCS_RDMA_OP_READ ? a : t;
+		struct pt_side *src = op == PERCS_RDMA_OP_READ ? t : a;
+		struct pt_side *dst = op == PERCS_RDMA_OP_READ ? a : t;
 		struct percs_rdma_wr wr;
 		uint8_t *want;
 
@@ -253,11 +193,11 @@ static void random_rw(struct __test_metadata *_metadata, struct side *a,
 		}
 	}
 	if (!p->same_window)
-		side_close(&other);
+		pt_side_close(&other);
 }
 
 static void every_place_mode(struct __test_metadata *_metadata,
-			     struct side *a, uint32_t key, uint8_t op,
+			     struct pt_side *a, uint32_t key, uint8_t op,
 			     unsigned int rounds, uint64_t maxlen)
 {
 	for (unsigned int i = 0; i < ARRAY_SIZE(places); i++)
@@ -462,7 +402,7 @@ static void expect_refused(struct __test_metadata *_metadata,
 
 TEST_F(rdma, protection_statuses_target_untouched)
 {
-	struct side ro, wo, other, nolw;
+	struct pt_side ro, wo, other, nolw;
 	struct percs_rdma_wr wr;
 	uint32_t gone;
 
@@ -541,10 +481,10 @@ TEST_F(rdma, protection_statuses_target_untouched)
 	wr.remote_addr = (uintptr_t)self->b.buf;
 	ASSERT_EQ(0, rdma_wait(self->a.w, &wr, NULL));
 	ASSERT_EQ(0x5a, self->b.buf[99]);
-	side_close(&ro);
-	side_close(&wo);
-	side_close(&nolw);
-	side_close(&other);
+	pt_side_close(&ro);
+	pt_side_close(&wo);
+	pt_side_close(&nolw);
+	pt_side_close(&other);
 }
 
 /* Raw descriptors with bad fields: each EINVAL, nothing written. */
@@ -597,7 +537,7 @@ TEST_F(rdma, bad_descriptor_einval)
 TEST_F(rdma, large_16m_both_ways)
 {
 	const size_t len = 16UL << 20;
-	struct side big_a, big_b;
+	struct pt_side big_a, big_b;
 	uint8_t *a, *b;
 	uint32_t ha, hb;
 	struct percs_rdma_wr wr;
@@ -645,7 +585,7 @@ TEST_F(rdma, memlock_limit)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		struct rlimit rl = { 64 * PAGE, 64 * PAGE };
-		struct side c;
+		struct pt_side c;
 		uint32_t h;
 		uint8_t *big;
 		struct percs_rdma_wr wr;
@@ -691,7 +631,7 @@ TEST_F(rdma, munmap_registered_ranges)
 	uint8_t *p = mmap(NULL, 64 * PAGE, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct percs_rdma_wr wr;
-	struct side s = self->b;
+	struct pt_side s = self->b;
 	uint32_t h;
 
 	ASSERT_NE(MAP_FAILED, p);
@@ -766,7 +706,9 @@ TEST_F(rdma, close_and_dereg_with_transfers_in_flight)
 	 * pages are unpinned by the NMMU's work queue just after (not
 	 * before the completion: on a slow kernel, a moment after it).
 	 */
-	EXPECT_EQ(pinned - BUF / PAGE, pinned_settles(pinned - BUF / PAGE));
+	EXPECT_EQ(pinned - BUF / PAGE,
+		  pt_wait_live_field("pinned_pages", pinned - BUF / PAGE,
+				     PT_TIMEOUT_MS));
 	/* Now close both windows with the same backlog. */
 	ASSERT_EQ(0, percs_mr_reg(self->b.w, self->b.buf, BUF, ALL_RIGHTS,
 				  &self->b.mr));
@@ -780,14 +722,14 @@ TEST_F(rdma, close_and_dereg_with_transfers_in_flight)
 	self->b.w = NULL;
 	percs_window_release(self->a.w);
 	self->a.w = NULL;
-	ASSERT_TRUE(mrs_drain());
+	ASSERT_TRUE(pt_wait_mrs(0, 0, PT_TIMEOUT_MS));
 	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 0));
 }
 
 /* A child streams large transfers both ways; killed in the middle. */
-static int killed_child(struct side *peer, uint32_t key)
+static int killed_child(struct pt_side *peer, uint32_t key)
 {
-	struct side me;
+	struct pt_side me;
 	struct percs_rdma_wr wr;
 	struct percs_cqe c;
 
@@ -818,12 +760,8 @@ TEST_F(rdma, process_killed_mid_transfer)
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		ASSERT_TRUE(WIFSIGNALED(status));
 		/* Only the fixture's two registrations stay. */
-		uint64_t deadline = pt_now_ms() + PT_TIMEOUT_MS;
-
-		while (pt_stat_field(PT_DEBUGFS_LIVE, "registrations") != 2 &&
-		       pt_now_ms() < deadline)
-			usleep(1000);
-		ASSERT_EQ(2, pt_stat_field(PT_DEBUGFS_LIVE, "registrations"));
+		ASSERT_EQ(2, pt_wait_live_field("registrations", 2,
+						PT_TIMEOUT_MS));
 	}
 	/* The target still works. */
 	struct percs_rdma_wr wr = wr_of(PERCS_RDMA_OP_WRITE, &self->b, 0,
