@@ -3,15 +3,16 @@
 #
 # lint.sh SRC BUILD KDIR: static checks of the kernel-side code, as TAP in
 # BUILD/results/lint.tap: checkpatch (kernel style), kernel-doc, sparse,
-# the uapi header's layout for -m64 and -m32, and a C++ compile of the
-# public headers.
+# the uapi header's layout for -m64 and -m32, a C++ compile of the
+# public headers, and Documentation/*.rst without reStructuredText
+# warnings (a malformed table renders as an error message).
 set -uo pipefail
 src=$1 build=$2 kdir=$3
 res=$build/results
 mkdir -p "$res" "$build/lint"
 ksrc=$build/ksrc/linux-source-6.1
 tap=$res/lint.tap
-echo 8 >"$res/lint.expected"
+echo 9 >"$res/lint.expected"
 : >"$tap"
 n=0
 
@@ -68,6 +69,16 @@ check "uapi header compiles alone, strict C89" sh -c \
 	"echo '#include <linux/percs.h>' | cc -std=c89 -pedantic -Wall -Werror -I include/uapi -x c -c -o /dev/null -"
 check "public headers compile as C++" sh -c \
 	"echo '#include <percs.h>' | c++ -Wall -Werror -I include/uapi -I lib -x c++ -c -o /dev/null -"
+
+rst_check() {
+	local f bad=0
+	for f in Documentation/*.rst; do
+		rst2pseudoxml --halt=warning --report=warning "$f" >/dev/null ||
+			bad=1
+	done
+	return $bad
+}
+check "Documentation: reStructuredText without warnings" rst_check
 
 noshadow() {
 	# Generated kernel build files must never be committed.
