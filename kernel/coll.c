@@ -53,7 +53,6 @@
  * try again from the work.
  */
 #include <linux/ktime.h>
-#include <linux/random.h>
 #include <linux/slab.h>
 #include <asm/fpu/api.h>
 
@@ -66,11 +65,6 @@ static struct percs_cau_slot *percs_coll_slot(struct percs_cau_node *n,
 					      u64 seq)
 {
 	return &n->slot[seq % PERCS_CAU_SLOTS];
-}
-
-static bool percs_coll_chance(u32 ppm)
-{
-	return ppm && get_random_u32_below(1000000) < ppm;
 }
 
 /* Make the tree's work run within @ns: resends, delayed transfers. */
@@ -128,37 +122,28 @@ static void percs_coll_xmit(struct percs_cau_tree *t, u8 type, u16 from,
 				       &t->node[from] : &t->node[to];
 	const struct fm_route *r = percs_coll_route(t, child);
 	struct percs_cau_msg *held;
-	unsigned int copies = 1;
+	struct percs_fate f;
+	unsigned int i;
 
 	if (!r) {
 		/* No route now: it is sent again later. */
 		percs_coll_arm(t, PERCS_COLL_RTO_NS);
 		return;
 	}
-	if (percs_coll_chance(READ_ONCE(pd->dgram.drop_ppm))) {
-		percs_isr_count_drop(pd, r);
-		atomic64_inc(&pd->dgram.dropped);
-		percs_coll_arm(t, PERCS_COLL_RTO_NS);
+	percs_dgram_fate(pd, r, &f);
+	if (!f.copies) {
+		percs_coll_arm(t, PERCS_COLL_RTO_NS);	/* lost: resent */
 		return;
 	}
-	if (percs_coll_chance(READ_ONCE(pd->dgram.dup_ppm))) {
-		atomic64_inc(&pd->dgram.duplicated);
-		copies = 2;
-	}
-	while (copies--) {
-		percs_isr_count(pd, r, 1);
-		if (percs_coll_chance(READ_ONCE(pd->flight.reorder_ppm))) {
-			held = kmemdup(&m, sizeof(m), GFP_ATOMIC | __GFP_NOWARN);
-			if (held) {
-				held->deadline = ktime_get_ns() + NSEC_PER_USEC *
-					(1 + get_random_u32_below(
-						READ_ONCE(pd->flight.hold_us)));
-				list_add_tail(&held->node, &t->held);
-				atomic64_inc(&pd->dgram.delayed);
-				percs_coll_arm(t, (u64)NSEC_PER_USEC *
-					       READ_ONCE(pd->flight.hold_us));
-				continue;
-			}
+	for (i = 0; i < f.copies; i++) {
+		held = f.hold_ns[i] ? kmemdup(&m, sizeof(m),
+					      GFP_ATOMIC | __GFP_NOWARN) : NULL;
+		if (held) {
+			held->deadline = ktime_get_ns() + f.hold_ns[i];
+			list_add_tail(&held->node, &t->held);
+			atomic64_inc(&pd->dgram.delayed);
+			percs_coll_arm(t, f.hold_ns[i]);
+			continue;
 		}
 		percs_coll_enqueue(t, &m);
 	}

@@ -12,7 +12,9 @@
  * arrives after later ones.  Held datagrams wait on pd->dgram.held; they
  * are delivered by the next engine pass of any window after their
  * deadline, or by the flight flush work.  Nothing here knows what a
- * datagram means: delivery calls atomic.c.
+ * datagram means: delivery calls atomic.c.  The CAU's transfers (coll.c)
+ * meet the same knobs through percs_dgram_fate() and are held by their
+ * tree.
  */
 #include <linux/ktime.h>
 #include <linux/random.h>
@@ -25,6 +27,43 @@ static bool percs_dgram_chance(u32 ppm)
 	return ppm && get_random_u32_below(1000000) < ppm;
 }
 
+/**
+ * percs_dgram_fate() - roll what the network does with one datagram
+ * @pd: the system
+ * @r: its route: each copy is counted on its links, a lost one as a drop
+ * @f: out: how many copies arrive and how long each is held back
+ *
+ * The knobs isr/drop_ppm, isr/dup_ppm, isr/reorder_ppm and isr/hold_us,
+ * for every protocol that recovers on its own (atomics, the CAU).  The
+ * dropped and duplicated counts are kept here; the caller counts a copy
+ * as delayed when it could hold it.  Any context.
+ */
+void percs_dgram_fate(struct percs_dev *pd, const struct fm_route *r,
+		      struct percs_fate *f)
+{
+	unsigned int i;
+
+	f->copies = 0;
+	if (unlikely(percs_dgram_chance(READ_ONCE(pd->dgram.drop_ppm)))) {
+		percs_isr_count_drop(pd, r);
+		atomic64_inc(&pd->dgram.dropped);
+		return;
+	}
+	f->copies = 1;
+	if (unlikely(percs_dgram_chance(READ_ONCE(pd->dgram.dup_ppm)))) {
+		atomic64_inc(&pd->dgram.duplicated);
+		f->copies = 2;
+	}
+	for (i = 0; i < f->copies; i++) {
+		percs_isr_count(pd, r, 1);
+		f->hold_ns[i] = 0;
+		if (unlikely(percs_dgram_chance(READ_ONCE(pd->flight.reorder_ppm))))
+			f->hold_ns[i] = NSEC_PER_USEC *
+				(1 + (u64)get_random_u32_below(
+					READ_ONCE(pd->flight.hold_us)));
+	}
+}
+
 static void percs_dgram_deliver(struct percs_dev *pd, unsigned int type,
 				u32 src_gid, u32 dst_gid, const void *body,
 				struct percs_window *self)
@@ -35,12 +74,11 @@ static void percs_dgram_deliver(struct percs_dev *pd, unsigned int type,
 		percs_amo_reply(pd, src_gid, dst_gid, body, self);
 }
 
-/* Hold a copy until a random moment within hold_us; false if it cannot. */
+/* Hold a copy for @hold_ns; false if it cannot. */
 static bool percs_dgram_hold(struct percs_dev *pd, unsigned int type,
 			     u32 src_gid, u32 dst_gid, const void *body,
-			     u32 len)
+			     u32 len, u64 hold_ns)
 {
-	u32 hold_us = READ_ONCE(pd->flight.hold_us);
 	struct percs_dgram *held;
 
 	if (atomic_read(&pd->dgram.nr_held) >= PERCS_DGRAM_MAX_HELD)
@@ -53,8 +91,7 @@ static bool percs_dgram_hold(struct percs_dev *pd, unsigned int type,
 	held->dst_gid = dst_gid;
 	held->len = len;
 	memcpy(held->body, body, len);
-	held->deadline = ktime_get_ns() +
-			 (1 + get_random_u32_below(hold_us)) * NSEC_PER_USEC;
+	held->deadline = ktime_get_ns() + hold_ns;
 	spin_lock(&pd->dgram.lock);
 	list_add_tail(&held->node, &pd->dgram.held);
 	atomic_inc(&pd->dgram.nr_held);
@@ -62,17 +99,6 @@ static bool percs_dgram_hold(struct percs_dev *pd, unsigned int type,
 	atomic64_inc(&pd->dgram.delayed);
 	percs_flight_arm(pd);
 	return true;
-}
-
-/* One copy into the network: held back, or delivered now. */
-static void percs_dgram_transmit(struct percs_dev *pd, unsigned int type,
-				 u32 src_gid, u32 dst_gid, const void *body,
-				 u32 len, struct percs_window *self)
-{
-	if (percs_dgram_chance(READ_ONCE(pd->flight.reorder_ppm)) &&
-	    percs_dgram_hold(pd, type, src_gid, dst_gid, body, len))
-		return;
-	percs_dgram_deliver(pd, type, src_gid, dst_gid, body, self);
 }
 
 /**
@@ -95,18 +121,16 @@ void percs_dgram_send(struct percs_dev *pd, unsigned int type, u32 src_gid,
 		      u32 dst_gid, const void *body, u32 len,
 		      const struct fm_route *r, struct percs_window *self)
 {
-	if (unlikely(percs_dgram_chance(READ_ONCE(pd->dgram.drop_ppm)))) {
-		percs_isr_count_drop(pd, r);
-		atomic64_inc(&pd->dgram.dropped);
-		return;
-	}
-	percs_isr_count(pd, r, 1);
-	percs_dgram_transmit(pd, type, src_gid, dst_gid, body, len, self);
-	if (unlikely(percs_dgram_chance(READ_ONCE(pd->dgram.dup_ppm)))) {
-		percs_isr_count(pd, r, 1);
-		atomic64_inc(&pd->dgram.duplicated);
-		percs_dgram_transmit(pd, type, src_gid, dst_gid, body, len,
-				     self);
+	struct percs_fate f;
+	unsigned int i;
+
+	percs_dgram_fate(pd, r, &f);
+	for (i = 0; i < f.copies; i++) {
+		if (f.hold_ns[i] &&
+		    percs_dgram_hold(pd, type, src_gid, dst_gid, body, len,
+				     f.hold_ns[i]))
+			continue;
+		percs_dgram_deliver(pd, type, src_gid, dst_gid, body, self);
 	}
 }
 

@@ -612,7 +612,19 @@ unsigned int percs_cau_count(struct percs_dev *pd);
 struct seq_file;
 void percs_cau_show(struct seq_file *m, struct percs_dev *pd);
 
+/**
+ * struct percs_fate - what the lossy stage does with one datagram
+ * @copies: how many arrive: 0 (lost), 1, or 2 (duplicated)
+ * @hold_ns: per copy, how long the network holds it back (0: not at all)
+ */
+struct percs_fate {
+	unsigned int copies;
+	u64 hold_ns[2];
+};
+
 /* dgram.c: the lossy stage of the reliable protocols */
+void percs_dgram_fate(struct percs_dev *pd, const struct fm_route *r,
+		      struct percs_fate *f);
 void percs_dgram_init(struct percs_dev *pd);
 void percs_dgram_exit(struct percs_dev *pd);
 void percs_dgram_release(struct percs_dev *pd, struct percs_window *self);

@@ -44,10 +44,6 @@
 #define E_NOCQE		20000	/* + errno: no completion came */
 #define E_FOREIGN	30000	/* a completion of another operation */
 
-/* The fault knobs every test starts and ends with at 0. */
-static const char *const fault_knobs[] = { "drop_ppm", "dup_ppm",
-					    "reorder_ppm" };
-
 /*
  * One side: a window and a registered buffer of BUF bytes, zeroed before
  * registration (a read-only one pins the process's pages).
@@ -337,12 +333,6 @@ static long outstanding_drain(int ms)
 	}
 }
 
-static void faults_off(void)
-{
-	for (unsigned int i = 0; i < ARRAY_SIZE(fault_knobs); i++)
-		pt_isr_set(fault_knobs[i], 0);
-}
-
 /*
  * Fixture: a (hub 0 unit 0) and t (hub 5 unit 1, the other supernode),
  * one job key, the fault knobs at 0 before and after (even when a test
@@ -360,14 +350,14 @@ FIXTURE_SETUP(atomic)
 	self->key = pt_new_key();
 	self->saved_depth = pt_isr_read("reorder_depth");
 	self->saved_hold = pt_isr_read("hold_us");
-	faults_off();
+	pt_faults_set(0);
 	ASSERT_EQ(0, side_open(&self->a, 0, 0, self->key, RIGHTS));
 	ASSERT_EQ(0, side_open(&self->t, 5, 1, self->key, RIGHTS));
 }
 
 FIXTURE_TEARDOWN(atomic)
 {
-	faults_off();
+	pt_faults_set(0);
 	if (self->saved_depth > 0)
 		pt_isr_set("reorder_depth", self->saved_depth);
 	if (self->saved_hold > 0)
@@ -996,8 +986,7 @@ static struct pt_atomic_stats stats_delta(const struct pt_atomic_stats *a,
 
 static void faults_on(struct __test_metadata *_metadata, unsigned long ppm)
 {
-	for (unsigned int i = 0; i < ARRAY_SIZE(fault_knobs); i++)
-		ASSERT_EQ(0, pt_isr_set(fault_knobs[i], ppm));
+	ASSERT_EQ(0, pt_faults_set(ppm));
 }
 
 #define STATS_FMT "issued %ld completed %ld retransmits %ld duplicates %ld " \
@@ -1033,7 +1022,7 @@ TEST_F_TIMEOUT(atomic, fetch_add_8_hubs_faults, 300)
 	ASSERT_EQ(0, pt_read_atomic_stats(&s0));
 	faults_on(_metadata, 20000);
 	fetch_add_8_hubs(_metadata, &self->t, self->key, pt_scale(100000));
-	faults_off();
+	pt_faults_set(0);
 	EXPECT_EQ(0, outstanding_drain(PT_TIMEOUT_MS));
 	ASSERT_EQ(0, pt_read_atomic_stats(&s1));
 	d = stats_delta(&s0, &s1);
@@ -1167,7 +1156,7 @@ TEST_F_TIMEOUT(atomic, cas_spinlock_with_faults, 240)
 	ASSERT_EQ(0, pt_read_atomic_stats(&s0));
 	faults_on(_metadata, 50000);
 	spinlock_counter(_metadata, &self->t, self->key, pt_scale(200));
-	faults_off();
+	pt_faults_set(0);
 	EXPECT_EQ(0, outstanding_drain(PT_TIMEOUT_MS));
 	ASSERT_EQ(0, pt_read_atomic_stats(&s1));
 	d = stats_delta(&s0, &s1);
@@ -1763,7 +1752,7 @@ TEST_F_TIMEOUT(atomic, initiator_closed_with_atomics_outstanding, 60)
 	}
 	pt_side_close(&src);
 	EXPECT_EQ(0, outstanding_drain(PT_TIMEOUT_MS));
-	faults_off();
+	pt_faults_set(0);
 	/* Each applied at most once, duplicates and all. */
 	EXPECT_GE(64, load_w(self->t.buf, 8));
 }
@@ -1797,7 +1786,7 @@ TEST_F_TIMEOUT(atomic, process_killed_with_atomics_outstanding, 60)
 		ASSERT_TRUE(WIFSIGNALED(status));
 		EXPECT_EQ(0, outstanding_drain(PT_TIMEOUT_MS));
 	}
-	faults_off();
+	pt_faults_set(0);
 	/* The target still works. */
 	uint64_t got;
 

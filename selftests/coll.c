@@ -64,24 +64,6 @@
 #define FAULT_MS	30000		/* ... with drop/dup/reorder */
 #define QUIET_MS	30		/* "nothing more arrives" */
 
-static const char *const fault_knobs[] = { "drop_ppm", "dup_ppm",
-					    "reorder_ppm" };
-
-static void faults_off(void)
-{
-	for (unsigned int i = 0; i < ARRAY_SIZE(fault_knobs); i++)
-		pt_isr_set(fault_knobs[i], 0);
-}
-
-/* Memory shared with forked children. */
-static void *shared_alloc(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /* A well-mixed 64-bit value of a few numbers (splitmix64 finaliser). */
 static uint64_t mix(uint64_t a, uint64_t b, uint64_t c)
 {
@@ -786,7 +768,7 @@ FIXTURE_SETUP(coll)
 		     NEED_HUBS, hubs);
 	self->saved_hold = pt_isr_read("hold_us");
 	self->saved_depth = pt_isr_read("reorder_depth");
-	faults_off();
+	pt_faults_set(0);
 }
 
 FIXTURE_TEARDOWN(coll)
@@ -795,7 +777,7 @@ FIXTURE_TEARDOWN(coll)
 
 	if (_metadata->skip)
 		return;
-	faults_off();
+	pt_faults_set(0);
 	if (self->saved_hold > 0)
 		pt_isr_set("hold_us", self->saved_hold);
 	if (self->saved_depth > 0)
@@ -1160,7 +1142,7 @@ static struct job *job_new(unsigned int n, uint32_t flags,
 			   int (*body)(struct job *, unsigned int, struct mem *),
 			   void *arg)
 {
-	struct job *j = shared_alloc(sizeof(*j));
+	struct job *j = pt_shared_alloc(sizeof(*j));
 
 	if (!j)
 		return NULL;
@@ -1286,7 +1268,7 @@ TEST_F_TIMEOUT(coll, ordered_float_sum_bit_identical, 240)
 	};
 	unsigned int hub[MAXM], distinct[ORD_OPS];
 	uint8_t ref[ORD_OPS][PAY];
-	struct ord_arg *a = shared_alloc(sizeof(*a));
+	struct ord_arg *a = pt_shared_alloc(sizeof(*a));
 
 	SKIPPED();
 	ASSERT_NE(NULL, a);
@@ -1676,7 +1658,7 @@ out:
 
 TEST_F_TIMEOUT(coll, four_trees_two_jobs, 120)
 {
-	struct twojob *s = shared_alloc(sizeof(*s));
+	struct twojob *s = pt_shared_alloc(sizeof(*s));
 	uint64_t t0 = pt_now_ms();
 
 	SKIPPED();
@@ -1761,7 +1743,7 @@ static void teardown_while_waiting(struct __test_metadata *_metadata,
 				   unsigned int mode)
 {
 	const bool destroy = mode & TD_DESTROY, faults = mode & TD_FAULTS;
-	struct td *s = shared_alloc(sizeof(*s));
+	struct td *s = pt_shared_alloc(sizeof(*s));
 	struct mem m[4];
 	struct percs_addr a[5];
 	static const uint32_t parent[5] = { ROOT, 0, 0, 1, 2 };
@@ -1848,7 +1830,7 @@ static void teardown_while_waiting(struct __test_metadata *_metadata,
 		       mode & TD_POLL ? "poll-mode" : "kick-mode");
 	}
 	if (faults)
-		faults_off();
+		pt_faults_set(0);
 	/* No results after the end, no other entries. */
 	for (i = 0; i < 4; i++) {
 		EXPECT_TRUE(res_none(m[i].w, 50));
@@ -2052,7 +2034,7 @@ static void faulty_job(struct __test_metadata *_metadata, uint32_t flags,
 {
 	static const uint32_t parent[FLT_N] = { ROOT, 0, 0, 1, 1, 2, 2, 3 };
 	static const unsigned int hub[FLT_N] = { 0, 3, 5, 6, 9, 10, 12, 15 };
-	struct flt_arg *a = shared_alloc(sizeof(*a));
+	struct flt_arg *a = pt_shared_alloc(sizeof(*a));
 	struct pt_atomic_stats s0, s1;
 	long drops0, ooo = 0, ms = 0;
 	struct job *j;
@@ -2065,12 +2047,10 @@ static void faulty_job(struct __test_metadata *_metadata, uint32_t flags,
 	j->poll = poll;
 	ASSERT_EQ(0, pt_read_atomic_stats(&s0));
 	drops0 = pt_isr_links_sum("drops");
-	for (unsigned int i = 0; i < ARRAY_SIZE(fault_knobs); i++) {
-		ASSERT_EQ(0, pt_isr_set(fault_knobs[i], 20000));
-	}
+	ASSERT_EQ(0, pt_faults_set(20000));
 	t0 = pt_now_ms();
 	EXPECT_EQ(0, pt_fork_n(FLT_N, job_child, j, 200000));
-	faults_off();
+	pt_faults_set(0);
 	ASSERT_EQ(0, pt_read_atomic_stats(&s1));
 	for (unsigned int i = 0; i < FLT_N; i++) {
 		ooo += a->ooo[i];
@@ -2457,12 +2437,11 @@ static void mc_job(struct __test_metadata *_metadata, const char *name,
 	j->rx = rx;
 	j->poll = a->poll;
 	ASSERT_EQ(0, pt_read_atomic_stats(&s0));
-	for (unsigned int i = 0; faults && i < ARRAY_SIZE(fault_knobs); i++) {
-		ASSERT_EQ(0, pt_isr_set(fault_knobs[i], 20000));
-	}
+	if (faults)
+		ASSERT_EQ(0, pt_faults_set(20000));
 	t0 = pt_now_ms();
 	EXPECT_EQ(0, pt_fork_n(n, job_child, j, 400000));
-	faults_off();
+	pt_faults_set(0);
 	ASSERT_EQ(0, pt_read_atomic_stats(&s1));
 	for (unsigned int i = 0; i < n; i++) {
 		unsigned int others = __builtin_popcount(a->origins &
@@ -2505,7 +2484,7 @@ TEST_F_TIMEOUT(coll, mcast_per_origin_order_several_origins, 180)
 	static const uint32_t parent[MAXM] = {
 		ROOT, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7,
 	};
-	struct mc_arg *a = shared_alloc(sizeof(*a));
+	struct mc_arg *a = pt_shared_alloc(sizeof(*a));
 	unsigned int hub[MAXM];
 
 	SKIPPED();
@@ -2529,7 +2508,7 @@ TEST_F_TIMEOUT(coll, mcast_under_drop_dup_reorder, 400)
 {
 	static const uint32_t parent[FLT_N] = { ROOT, 0, 0, 1, 1, 2, 2, 3 };
 	static const unsigned int hub[FLT_N] = { 0, 3, 5, 6, 9, 10, 12, 15 };
-	struct mc_arg *a = shared_alloc(sizeof(*a));
+	struct mc_arg *a = pt_shared_alloc(sizeof(*a));
 
 	SKIPPED();
 	ASSERT_NE(NULL, a);
@@ -2556,7 +2535,7 @@ TEST_F_TIMEOUT(coll, mcast_crossing_with_full_buffers_no_deadlock, 400)
 	static const uint32_t star[MAXM] = {
 		ROOT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	};
-	struct mc_arg *a = shared_alloc(sizeof(*a));
+	struct mc_arg *a = pt_shared_alloc(sizeof(*a));
 	unsigned int hub[MAXM];
 
 	SKIPPED();
@@ -2610,8 +2589,7 @@ TEST_F_TIMEOUT(coll, mcast_and_allreduce_interleaved, 240)
 	ASSERT_EQ(0, tree_setup(&t));
 	for (uint64_t k = 1; k <= rounds; k++) {
 		if (k == rounds / 2 + 1)
-			for (unsigned int i = 0; i < ARRAY_SIZE(fault_knobs); i++)
-				ASSERT_EQ(0, pt_isr_set(fault_knobs[i], 20000));
+			ASSERT_EQ(0, pt_faults_set(20000));
 		sum = 0;
 		for (unsigned int i = 0; i < t.n; i++) {
 			v = mix(k, i, 3);
@@ -2654,7 +2632,7 @@ TEST_F_TIMEOUT(coll, mcast_and_allreduce_interleaved, 240)
 			}
 		}
 	}
-	faults_off();
+	pt_faults_set(0);
 	EXPECT_EQ(0, bad);
 	for (unsigned int i = 0; i < t.n; i++) {
 		EXPECT_TRUE(res_none(t.m[i]->w, QUIET_MS));
@@ -2756,7 +2734,7 @@ static void mc_end_in_flight(struct __test_metadata *_metadata, bool destroy)
 			}
 		}
 	}
-	faults_off();
+	pt_faults_set(0);
 	TH_LOG("%s: %u descriptors taken before the end, %u completed -ENOENT after it",
 	       destroy ? "DESTROY" : "close", taken, late);
 	EXPECT_LT(0, late);

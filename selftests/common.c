@@ -442,6 +442,20 @@ int pt_isr_set(const char *file, unsigned long val)
 	return pt_isr_write(file, buf);
 }
 
+int pt_faults_set(unsigned long ppm)
+{
+	static const char *const knobs[] = { "drop_ppm", "dup_ppm",
+					     "reorder_ppm" };
+	int ret = 0, err;
+
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		err = pt_isr_set(knobs[i], ppm);
+		if (err && !ret)
+			ret = err;
+	}
+	return ret;
+}
+
 /* A number file of PT_ISR_DIR (a knob): its value or -errno. */
 long pt_isr_read(const char *file)
 {

@@ -54,6 +54,7 @@
  *   pt_cau_entries(), pt_cau_hub_used(hub)  its "entries" and "hub N used"
  *   pt_nr_hubs()                     hubs of the system (sysfs)
  *   pt_isr_links_sum(column)         a column of isr/links, summed
+ *   pt_faults_set(ppm)               isr/drop_ppm, dup_ppm, reorder_ppm
  *   pt_fill(buf, len, seed), pt_checksum(buf, len)  payload patterns
  *   pt_snap_take(&s), pt_snap_back(&want, &now, ms)
  *                                    open fds + live counters: take a
@@ -201,6 +202,16 @@ long pt_sysfs_read_long(const char *path);
 long pt_stat_field(const char *path, const char *field);
 int pt_isr_write(const char *file, const char *val);
 int pt_isr_set(const char *file, unsigned long val);
+
+/**
+ * pt_faults_set() - the lossy stage's fault knobs, all three at once
+ * @ppm: chance per million that a datagram of the atomics or the CAU is
+ *	dropped, duplicated and held back (isr/drop_ppm, dup_ppm,
+ *	reorder_ppm); 0 turns faults off
+ *
+ * Return: 0, or the first knob's -errno (the others are still written).
+ */
+int pt_faults_set(unsigned long ppm);
 long pt_isr_read(const char *file);
 long pt_sysfs_hfi_attr(unsigned int hub, unsigned int unit, const char *attr);
 long pt_sysfs_windows_in_use(unsigned int hub, unsigned int unit);
