@@ -3,7 +3,7 @@
 # percs top-level build.
 #   make          module (percs.ko), libpercs (static, shared, .pc), tools, selftests
 #   make check    install dependencies, build, unit tests (ASan/UBSan), fuzzing
-#                 (libFuzzer, 25 s a target), VM tests
+#                 (libFuzzer, 15 s a target), VM tests
 #                 on Debian's kernel and on KASAN and KCSAN debug kernels
 #                 (built once, cached in /var/cache/percs)
 #   make run      boot the default emulated system in a VM and run the demo

@@ -4,7 +4,7 @@
 # libclang-rt-14-dev, listed in firmware-model/deps.list):
 #
 #   make fm-fuzz               build both targets, run each for
-#                              FM_FUZZ_SECONDS (default 25), write
+#                              FM_FUZZ_SECONDS (default 15), write
 #                              $(BUILD)/results/fuzz.{tap,expected}
 #   make fm-fuzz FM_FUZZ_SECONDS=600   a longer run
 #
@@ -16,7 +16,7 @@
 # Seeds are in fuzz/corpus-*; what a run finds stays in $(BUILD)/fuzz.
 
 FM_FUZZ_CC ?= clang
-FM_FUZZ_SECONDS ?= 25
+FM_FUZZ_SECONDS ?= 15
 FM_FUZZ_DIR := $(BUILD)/fuzz
 FM_FUZZ_CFLAGS := -std=gnu11 -g -O1 -Wall -Wextra -Werror \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

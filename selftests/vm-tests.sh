@@ -57,9 +57,11 @@ kasan | kcsan)
 	# (10^5 on the stock kernel): at ~4x the stock cost per call, the
 	# full count was the largest part of make check's time budget.
 	# Less memory makes each kmemleak scan shorter; module.sh's own
-	# load/unload loop is covered at length by cycles.sh.
+	# load/unload loop is covered at length by cycles.sh, and it tries
+	# one rejected parameter of each kind (the stock pass tries all).
 	vm_args+=(--kernel "$tree" --mem 1536M --append "acpi=noirq kasan_multi_shot"
-		--env PERCS_FUZZ_CALLS=20000 --env PERCS_LOAD_CYCLES=3)
+		--env PERCS_FUZZ_CALLS=20000 --env PERCS_LOAD_CYCLES=3
+		--env PERCS_BAD_PARAMS=some)
 	# KCSAN finds data races: it runs the programs that drive the
 	# module from several tasks at once (engines, senders and receivers,
 	# polling threads, releases under traffic, load/unload), not the
