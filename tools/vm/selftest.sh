@@ -3,14 +3,14 @@
 #
 # selftest.sh: check tools/vm/percs-vm itself (TAP on stdout): exit status,
 # argument passing, the output share, host binaries built with ASan,
-# --module, --timeout, the oracle and a kernel panic.
+# --module, --timeout, the boot watchdog, the oracle and a kernel panic.
 # selftest.sh --count prints the number of tests.
 
 set -uo pipefail
 
 tests=(
 	usage exit_status argv out_share asan module insmod_fails timeout
-	oracle_file oracle_live panic
+	boot_watchdog oracle_file oracle_live panic
 )
 if [ "${1-}" = --count ]; then
 	echo "${#tests[@]}"
@@ -137,6 +137,25 @@ t_timeout() {
 	local start=$SECONDS
 	run_vm --timeout 4 -- sleep 600 >/dev/null
 	expect 124 $? "exit status" && expect 1 "$((SECONDS - start < 30))" "ended in time"
+}
+
+t_boot_watchdog() {
+	# No boot reaches the command within 1 s: both attempts are stuck.
+	local out=$scratch/wd start=$SECONDS rc
+	mkdir -p "$out"
+	PERCS_VM_BOOT_TIMEOUT=1 "$vm" -q --out "$out" -- echo never \
+		>"$out/stdout" 2>"$out/stderr"
+	rc=$?
+	expect 124 "$rc" "exit status" || return 1
+	expect 1 "$((SECONDS - start < 60))" "ended in time" || return 1
+	expect 1 "$(grep -c 'booting it again' "$out/stderr")" "one retry" ||
+		return 1
+	expect 1 "$(grep -c 'had not started the command after 1 s, twice' "$out/stderr")" \
+		"the final message" || return 1
+	expect 0 "$(wc -c <"$out/stdout")" "no output from the command" ||
+		return 1
+	[ -s "$out/console.log.stuck" ]
+	expect 0 $? "the stuck console log kept"
 }
 
 t_oracle_file() {
