@@ -352,5 +352,6 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 int write_plot(const struct bench_cfg *cfg, const struct results *r,
 	       const char *path);
 bool have_gnuplot(void);
+int run_gnuplot(const char *script, const char *dir, const char *path);
 
 #endif /* PERCS_BENCH_H */

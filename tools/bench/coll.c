@@ -1471,11 +1471,11 @@ static void gp_str(FILE *f, const char *s)
  */
 int coll_plot(const struct bench_cfg *cfg, const char *path)
 {
-	char dir[] = "/tmp/percs-bench-coll.XXXXXX", dat[64], gp[64], run[128];
+	char dir[] = "/tmp/percs-bench-coll.XXXXXX", dat[64], gp[64];
 	unsigned int panels = 0, cols, rows, block = 0;
 	FILE *d = NULL, *g = NULL;
 	bool any_bar = false;
-	int ret = 0, st;
+	int ret = 0;
 
 	if (!cr.ran)
 		return 0;
@@ -1584,14 +1584,9 @@ out:
 	if (g)
 		fclose(g);
 	if (!ret) {
-		snprintf(run, sizeof(run), "gnuplot %s", gp);
-		st = system(run);
-		if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-			fprintf(stderr, "percs-bench: gnuplot failed; its input is in %s\n",
-				dir);
-			return -EIO;
-		}
-		fprintf(stderr, "percs-bench: plot written to %s\n", path);
+		ret = run_gnuplot(gp, dir, path);
+		if (ret)
+			return ret;	/* its input stays for a look */
 	}
 	unlink(dat);
 	unlink(gp);

@@ -853,6 +853,30 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 
 /* --- gnuplot --- */
 
+/**
+ * run_gnuplot() - draw a plot from a gnuplot script
+ * @script: the script (it sets the terminal and the output)
+ * @dir: the directory holding it and its data, named if gnuplot fails
+ * @path: the PNG it writes, named when it succeeded
+ *
+ * Return: 0, or -EIO when gnuplot failed (its input is left in @dir).
+ */
+int run_gnuplot(const char *script, const char *dir, const char *path)
+{
+	char run[256];
+	int status;
+
+	snprintf(run, sizeof(run), "gnuplot %s", script);
+	status = system(run);
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "percs-bench: gnuplot failed; its input is in %s\n",
+			dir);
+		return -EIO;
+	}
+	fprintf(stderr, "percs-bench: plot written to %s\n", path);
+	return 0;
+}
+
 bool have_gnuplot(void)
 {
 	const char *path = getenv("PATH");
@@ -943,9 +967,9 @@ int write_plot(const struct bench_cfg *cfg, const struct results *r,
 	       const char *path)
 {
 	char dir[] = "/tmp/percs-bench.XXXXXX";
-	char latf[64], bwf[64], cmdf[64], run[256], extra[96] = "";
+	char latf[64], bwf[64], cmdf[64], extra[96] = "";
 	FILE *lat = NULL, *bw = NULL, *cmd = NULL;
-	int ret = 0, status;
+	int ret = 0;
 
 	if (!have_gnuplot()) {
 		fprintf(stderr, "percs-bench: gnuplot not found in PATH: no plot "
@@ -996,14 +1020,9 @@ out:
 	if (cmd)
 		fclose(cmd);
 	if (!ret) {
-		snprintf(run, sizeof(run), "gnuplot %s", cmdf);
-		status = system(run);
-		if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-			fprintf(stderr, "percs-bench: gnuplot failed; its input is in %s\n",
-				dir);
-			return -EIO;
-		}
-		fprintf(stderr, "percs-bench: plot written to %s\n", path);
+		ret = run_gnuplot(cmdf, dir, path);
+		if (ret)
+			return ret;	/* its input stays for a look */
 	}
 	unlink(latf);
 	unlink(bwf);
