@@ -38,13 +38,17 @@ lint: module
 deps:
 	$(SRC)/scripts/deps.sh
 
+# Builds and unit tests run on every CPU; the VM passes one after another
+# (each VM has 2 vCPUs).
+CHECK_JOBS ?= $(shell nproc)
+
 # Each test stage writes TAP files into $(BUILD)/results; the summary counts
 # them and prints "N passed, N failed".
 check: deps
 	rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
-	$(MAKE) all
+	$(MAKE) -j$(CHECK_JOBS) all
 	$(MAKE) lint
-	$(MAKE) unit-tests
+	$(MAKE) -j$(CHECK_JOBS) unit-tests
 	$(MAKE) fm-fuzz
 	$(MAKE) vm-tests
 	$(MAKE) vm-tests-kasan

@@ -3,8 +3,9 @@
 # firmware-model fuzzing with libFuzzer (clang; Debian packages clang and
 # libclang-rt-14-dev, listed in firmware-model/deps.list):
 #
-#   make fm-fuzz               build both targets, run each for
-#                              FM_FUZZ_SECONDS (default 15), write
+#   make fm-fuzz               build both targets, run them side by side
+#                              (one CPU each) for FM_FUZZ_SECONDS
+#                              (default 15), write
 #                              $(BUILD)/results/fuzz.{tap,expected}
 #   make fm-fuzz FM_FUZZ_SECONDS=600   a longer run
 #
@@ -39,12 +40,13 @@ fm-fuzz:
 			$(FM_FUZZ_CC) $(FM_FUZZ_CC) > $(FM_RESULTS)/fuzz.tap; \
 	else \
 		$(MAKE) --no-print-directory $(FM_FUZZ_TARGETS:%=$(FM_FUZZ_DIR)/fuzz-%) && \
-		{ echo 1..2; \
-		  $(FM_DIR)/fuzz/run-fuzz.sh 1 "topology spec" $(FM_FUZZ_DIR)/fuzz-spec \
+		{ $(FM_DIR)/fuzz/run-fuzz.sh 1 "topology spec" $(FM_FUZZ_DIR)/fuzz-spec \
 			$(FM_DIR)/fuzz/corpus-spec $(FM_FUZZ_DIR)/spec $(FM_FUZZ_SECONDS) \
-			$(FM_DIR)/fuzz/spec.dict; \
+			$(FM_DIR)/fuzz/spec.dict > $(FM_FUZZ_DIR)/spec.tap & \
 		  $(FM_DIR)/fuzz/run-fuzz.sh 2 "packet header" $(FM_FUZZ_DIR)/fuzz-pkt \
-			$(FM_DIR)/fuzz/corpus-pkt $(FM_FUZZ_DIR)/pkt $(FM_FUZZ_SECONDS); \
+			$(FM_DIR)/fuzz/corpus-pkt $(FM_FUZZ_DIR)/pkt $(FM_FUZZ_SECONDS) \
+			> $(FM_FUZZ_DIR)/pkt.tap; \
+		  wait; echo 1..2; cat $(FM_FUZZ_DIR)/spec.tap $(FM_FUZZ_DIR)/pkt.tap; \
 		} > $(FM_RESULTS)/fuzz.tap; \
 	fi; \
 	cat $(FM_RESULTS)/fuzz.tap
