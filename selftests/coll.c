@@ -579,11 +579,6 @@ static int cqe_wait(struct percs_window *w, struct percs_cqe *c, int ms)
 	return r == 1 ? 1 : 0;
 }
 
-static bool addr_eq(const struct percs_addr *a, const struct percs_addr *b)
-{
-	return a->hub == b->hub && a->hfi == b->hfi && a->window == b->window;
-}
-
 /* What one member should receive. */
 struct want {
 	uint32_t tree;
@@ -622,7 +617,7 @@ static int res_check(const struct res *r, const struct want *x, char *why,
 		return -1;
 	}
 	if (r->h.tag != x->tag || r->h.job_key != x->key ||
-	    !addr_eq(&r->h.src, &x->src)) {
+	    !pt_addr_eq(&r->h.src, &x->src)) {
 		snprintf(why, cap,
 			 "tag %u key %u src %u.%u.%u, want tag %u key %u src %u.%u.%u",
 			 r->h.tag, r->h.job_key, r->h.src.hub, r->h.src.hfi,
@@ -2159,7 +2154,7 @@ static int mc_check(const struct res *r, uint32_t tree, uint32_t key,
 	uint8_t want[PAY];
 
 	for (o = 0; o < n; o++)
-		if (addr_eq(&r->h.src, &a[o]))
+		if (pt_addr_eq(&r->h.src, &a[o]))
 			break;
 	if (r->h.kind != PERCS_PKT_COLL || r->len != RES_LEN ||
 	    r->h.length != RES_LEN || r->e.coll != PERCS_COLL_MCAST) {

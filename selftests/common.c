@@ -28,11 +28,56 @@ uint64_t pt_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void pt_pause_us(long us)
+void pt_pause_us(long us)
 {
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = us * 1000 };
+	struct timespec ts = { .tv_sec = us / 1000000,
+			       .tv_nsec = (us % 1000000) * 1000 };
 
 	nanosleep(&ts, NULL);
+}
+
+uint64_t pt_mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+uint64_t pt_rnd(uint64_t *state)
+{
+	*state += 0x9e3779b97f4a7c15ull;
+	return pt_mix64(*state);
+}
+
+unsigned int pt_rnd_below(uint64_t *state, unsigned int n)
+{
+	return (unsigned int)(pt_rnd(state) % n);
+}
+
+bool pt_addr_eq(const struct percs_addr *a, const struct percs_addr *b)
+{
+	return a->hub == b->hub && a->hfi == b->hfi && a->window == b->window;
+}
+
+int pt_reap(pid_t pid, int timeout_ms)
+{
+	uint64_t deadline = pt_now_ms() + timeout_ms;
+	int status;
+	pid_t r;
+
+	while ((r = waitpid(pid, &status, WNOHANG)) == 0) {
+		if (pt_now_ms() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -ETIMEDOUT;
+		}
+		pt_pause_us(500);
+	}
+	if (r < 0)
+		return -errno;
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
+				     WEXITSTATUS(status);
 }
 
 bool pt_have_device(void)
@@ -53,6 +98,19 @@ int pt_hfi_open_fd(unsigned int hub, unsigned int unit)
 	snprintf(path, sizeof(path), PT_DEV_DIR "/percs-hfi%u", hub * 2 + unit);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+int pt_window_query(unsigned int hub, unsigned int unit, uint32_t window)
+{
+	struct percs_window_query q = { .size = sizeof(q), .window = window };
+	int fd = pt_hfi_open_fd(hub, unit), ret = 0;
+
+	if (fd < 0)
+		return fd;
+	if (ioctl(fd, PERCS_IOC_WINDOW_QUERY, &q))
+		ret = -errno;
+	close(fd);
+	return ret;
 }
 
 uint32_t pt_new_key(void)

@@ -120,10 +120,31 @@ struct pt_rawwin {
 };
 
 uint64_t pt_now_ms(void);
+/** pt_pause_us() - sleep @us microseconds (nanosleep) */
+void pt_pause_us(long us);
+/** pt_mix64() - splitmix64's finaliser of @x + the golden ratio: a hash */
+uint64_t pt_mix64(uint64_t x);
+/** pt_rnd() - the next number of the splitmix64 generator at *@state */
+uint64_t pt_rnd(uint64_t *state);
+/** pt_rnd_below() - pt_rnd() modulo @n (> 0) */
+unsigned int pt_rnd_below(uint64_t *state, unsigned int n);
+/** pt_addr_eq() - the same hub, HFI and window */
+bool pt_addr_eq(const struct percs_addr *a, const struct percs_addr *b);
+/**
+ * pt_reap() - wait for child @pid, SIGKILL it after @timeout_ms
+ * Return: its exit code, 128 + the signal that ended it, -ETIMEDOUT when
+ * it had to be killed, or -errno from waitpid().
+ */
+int pt_reap(pid_t pid, int timeout_ms);
 bool pt_have_device(void);
 
 int pt_hfi_open(unsigned int hub, unsigned int unit, struct percs_hfi **out);
 int pt_hfi_open_fd(unsigned int hub, unsigned int unit);
+/**
+ * pt_window_query() - PERCS_IOC_WINDOW_QUERY of @window on an HFI
+ * Return: 0 (the window is reserved), the ioctl's -errno (-ENOENT: free).
+ */
+int pt_window_query(unsigned int hub, unsigned int unit, uint32_t window);
 uint32_t pt_new_key(void);
 
 int pt_reserve(struct percs_hfi *hfi, uint32_t flags, uint32_t send_size,

@@ -52,14 +52,6 @@ int ioctl(int fd, unsigned long req, ...)
 	return (int)syscall(SYS_ioctl, fd, req, arg);
 }
 
-static void pause_us(long us)
-{
-	struct timespec ts = { .tv_sec = us / 1000000,
-			       .tv_nsec = (us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
 static unsigned int units_of(size_t len)
 {
 	return (PERCS_PKT_HDR_SIZE + len + PERCS_FLIT_SIZE - 1) /
@@ -95,7 +87,7 @@ static int wait_flags(const volatile struct percs_status *st, uint32_t mask,
 	while ((__atomic_load_n(&st->flags, __ATOMIC_ACQUIRE) & mask) != want) {
 		if (pt_now_ms() > deadline)
 			return -ETIMEDOUT;
-		pause_us(200);
+		pt_pause_us(200);
 	}
 	return 0;
 }
@@ -351,7 +343,7 @@ TEST_F(poll, sleeping_engine_needs_kick)
 
 	/* 300 ms, far beyond any polling interval: nothing happens. */
 	for (i = 0; i < 30; i++) {
-		pause_us(10000);
+		pt_pause_us(10000);
 		ASSERT_EQ(0, __atomic_load_n(&st->send_head, __ATOMIC_ACQUIRE));
 		ASSERT_TRUE(st->flags & PERCS_STATUS_NEED_WAKEUP);
 	}

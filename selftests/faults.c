@@ -30,22 +30,6 @@
 #define SMALL_UNITS	(SMALL_FIFO / PERCS_FLIT_SIZE)
 #define BIG_FIFO	PERCS_FIFO_DEF_SIZE
 
-static void pause_us(long us)
-{
-	struct timespec ts = { .tv_sec = us / 1000000,
-			       .tv_nsec = (us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static bool live_eq(const struct pt_live *a, const struct pt_live *b)
 {
 	return a->windows == b->windows &&
@@ -68,7 +52,7 @@ static int wait_live(const struct pt_live *want, struct pt_live *now,
 			return 0;
 		if (pt_now_ms() > deadline)
 			return -ETIMEDOUT;
-		pause_us(2000);
+		pt_pause_us(2000);
 	}
 }
 
@@ -87,30 +71,6 @@ static pid_t spawn(int (*fn)(void *), void *arg)
 		_exit(fn(arg));
 	}
 	return pid;
-}
-
-/* Reap @pid within @timeout_ms (SIGKILL after that); Return: exit code,
- * 128 + signal, or -ETIMEDOUT if it had to be killed.
- */
-static int reap(pid_t pid, int timeout_ms)
-{
-	uint64_t deadline = pt_now_ms() + timeout_ms;
-	int status;
-	pid_t r;
-
-	while ((r = waitpid(pid, &status, WNOHANG)) == 0) {
-		if (pt_now_ms() > deadline) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -ETIMEDOUT;
-		}
-		pause_us(1000);
-	}
-	if (r < 0)
-		return -errno;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
 }
 
 /* Read one byte from @fd within @timeout_ms; Return: the byte or -errno. */
@@ -286,7 +246,7 @@ static int blocked_sender(void *arg)
 	while (!(st->flags & PERCS_STATUS_SEND_BLOCKED)) {
 		if (pt_now_ms() > sh->deadline)
 			return fail(sh, "never blocked", 0);
-		pause_us(500);
+		pt_pause_us(500);
 	}
 	/* Immediate lines are held too (the target is full). */
 	for (i = 0; i < 8; i++) {
@@ -331,7 +291,7 @@ TEST_F(kill, sender_killed_while_blocked)
 	ASSERT_LE(base.blocked_senders + 1, live.blocked_senders);
 
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	ASSERT_EQ(128 + SIGKILL, reap(pid, 10000));
+	ASSERT_EQ(128 + SIGKILL, pt_reap(pid, 10000));
 	if (wait_live(&base, &live, PT_TIMEOUT_MS))
 		TH_LOG("live: windows %ld reserved %ld mappings %ld blocked %ld keys %ld",
 		       live.windows, live.windows_reserved, live.mappings,
@@ -406,7 +366,7 @@ static int slow_receiver(void *arg)
 		if (h.kind != PERCS_PKT_FIFO || h.tag != sh->count)
 			return fail(sh, "bad packet", (int)h.tag);
 		__atomic_store_n(&sh->count, sh->count + 1, __ATOMIC_RELEASE);
-		pause_us(300);
+		pt_pause_us(300);
 	}
 	return fail(sh, "never killed", 0);
 }
@@ -456,7 +416,7 @@ TEST_F(kill, receiver_killed_mid_stream)
 		    (st->flags & PERCS_STATUS_SEND_BLOCKED))
 			break;
 		ASSERT_GT(deadline, pt_now_ms());
-		pause_us(1000);
+		pt_pause_us(1000);
 	}
 	/*
 	 * Immediate lines too.  They do not queue behind the FIFO: each
@@ -469,7 +429,7 @@ TEST_F(kill, receiver_killed_mid_stream)
 	}
 	ASSERT_EQ(0, st->send_errors);
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	ASSERT_EQ(128 + SIGKILL, reap(pid, 10000));
+	ASSERT_EQ(128 + SIGKILL, pt_reap(pid, 10000));
 
 	/*
 	 * Its window closed: the senders waiting for it fail fast, with no
@@ -485,7 +445,7 @@ TEST_F(kill, receiver_killed_mid_stream)
 		ASSERT_GT(deadline, pt_now_ms());
 		if (!variant->flags)
 			ASSERT_LE(0, percs_kick(tx, PERCS_KICK_F_SEND));
-		pause_us(1000);
+		pt_pause_us(1000);
 	}
 	ASSERT_EQ(0, drain_refusals(tx, self->sh));
 	TH_LOG("composed %llu, delivered %llu, refused %llu (%llu completions, %llu overflowed), receiver consumed %llu",
@@ -562,7 +522,7 @@ static int streaming_sender(void *arg)
 		unsigned int n = 0;
 
 		while (n < 32) {
-			unsigned int len = mix64(seq) % sizeof(buf);
+			unsigned int len = pt_mix64(seq) % sizeof(buf);
 
 			pt_fill(buf, len, seq);
 			ret = percs_send_compose(w, &sh->rx, buf, len, seq, 0);
@@ -581,7 +541,7 @@ static int streaming_sender(void *arg)
 		if (pt_now_ms() > sh->deadline)
 			return fail(sh, "no refusal", 0);
 		if (!n)
-			pause_us(200);
+			pt_pause_us(200);
 	}
 	/* Everything composed is accounted for, one way or the other. */
 	while (st->packets_sent + st->send_errors < seq) {
@@ -589,7 +549,7 @@ static int streaming_sender(void *arg)
 			percs_kick(w, PERCS_KICK_F_SEND);
 		if (pt_now_ms() > sh->deadline)
 			return fail(sh, "not drained", 0);
-		pause_us(1000);
+		pt_pause_us(1000);
 	}
 	drain_refusals(w, sh);
 	sh->composed = seq;
@@ -631,7 +591,7 @@ TEST_F(kill, release_while_delivering)
 
 	while (got < 3000) {
 		ret = pt_recv(rx, &h, buf, sizeof(buf), PT_TIMEOUT_MS);
-		ASSERT_EQ(mix64(got) % sizeof(buf), ret);
+		ASSERT_EQ(pt_mix64(got) % sizeof(buf), ret);
 		ASSERT_EQ(got, h.tag);
 		pt_fill(want, ret, got);
 		ASSERT_EQ(0, memcmp(want, buf, ret));
@@ -640,7 +600,7 @@ TEST_F(kill, release_while_delivering)
 	/* Gone while packets are still coming in. */
 	percs_window_release(rx);
 
-	ASSERT_EQ(0, reap(pid, 30000));
+	ASSERT_EQ(0, pt_reap(pid, 30000));
 	TH_LOG("received %u, sender composed %llu delivered %llu refused %llu (%llu completions, %llu overflowed)",
 	       got, (unsigned long long)sh->composed,
 	       (unsigned long long)sh->sent, (unsigned long long)sh->errors,
@@ -747,7 +707,7 @@ static int churn_stream(void *arg)
 		percs_kick(w, PERCS_KICK_F_SEND);
 		if (pt_now_ms() > c->deadline)
 			return churn_fail(c, "stream drain", 0);
-		pause_us(1000);
+		pt_pause_us(1000);
 	}
 	if (percs_window_status(w)->send_errors)
 		return churn_fail(c, "stream errors", 0);
@@ -771,7 +731,7 @@ static int churn_windows(struct churn *c, unsigned int id)
 	    pt_hfi_open(c->hub[id], 1, &hfi[1]))
 		return churn_fail(c, "churn open", 0);
 	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
-		uint64_t r = mix64(i * 31 + id);
+		uint64_t r = pt_mix64(i * 31 + id);
 		struct percs_window *w;
 		uint32_t flags = (r & 1) ? PERCS_WINDOW_F_POLL : 0;
 
@@ -830,7 +790,7 @@ static int churn_probe(void *arg)
 		return churn_fail(c, "probe reserve", ret);
 	st = percs_window_status(w);
 	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
-		uint64_t r = mix64(i ^ 0xabcdef);
+		uint64_t r = pt_mix64(i ^ 0xabcdef);
 		struct percs_addr dst = {
 			.hub = c->hub[r & 1],
 			.hfi = (r >> 1) & 1,
@@ -850,7 +810,7 @@ static int churn_probe(void *arg)
 			if (ret)
 				return churn_fail(c, "probe trigger", ret);
 			if (full)	/* blocked on a churning window */
-				pause_us(500);
+				pt_pause_us(500);
 		}
 		while ((n = percs_cq_poll(w, cqe, 32)) > 0)
 			for (k = 0; k < n; k++) {
@@ -942,10 +902,10 @@ TEST_F_TIMEOUT(faults, churn_windows_during_traffic, 120)
 		percs_wait(rx, 10);
 	}
 	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
-	ASSERT_EQ(0, reap(stream, 10000));
-	ASSERT_EQ(0, reap(ch[0], 10000));
-	ASSERT_EQ(0, reap(ch[1], 10000));
-	ASSERT_EQ(0, reap(probe, 10000));
+	ASSERT_EQ(0, pt_reap(stream, 10000));
+	ASSERT_EQ(0, pt_reap(ch[0], 10000));
+	ASSERT_EQ(0, pt_reap(ch[1], 10000));
+	ASSERT_EQ(0, pt_reap(probe, 10000));
 	/* Late churn packets may still be queued: all intact. */
 	while ((ret = percs_recv(rx, &h, buf, sizeof(buf))) >= 0) {
 		ASSERT_TRUE(h.tag & CH_TAG_CHURN);
@@ -1017,7 +977,7 @@ static int many_windows(void *arg)
 		for (i = 0; i < N; i++)
 			blocked += !!(percs_window_status(w[i])->flags &
 				      PERCS_STATUS_SEND_BLOCKED);
-		pause_us(1000);
+		pt_pause_us(1000);
 	}
 	sh->count = blocked;
 	if (write(sh->pipe[1], "R", 1) != 1)
@@ -1055,7 +1015,7 @@ TEST_F(faults, killed_process_with_many_windows)
 	ASSERT_EQ(48, live.blocked_senders);
 
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	ASSERT_EQ(128 + SIGKILL, reap(pid, 10000));
+	ASSERT_EQ(128 + SIGKILL, pt_reap(pid, 10000));
 	ASSERT_LIVE_ZERO();
 
 	/* The same HFIs, both modes, work afterwards. */

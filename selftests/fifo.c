@@ -34,29 +34,6 @@ static unsigned int units_of(size_t len)
 	       PERCS_FLIT_SIZE;
 }
 
-static bool addr_eq(const struct percs_addr *a, const struct percs_addr *b)
-{
-	return a->hub == b->hub && a->hfi == b->hfi && a->window == b->window &&
-	       !a->reserved && !b->reserved;
-}
-
-/* splitmix64: reproducible sizes and seeds */
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-static void pause_us(long us)
-{
-	struct timespec ts = { .tv_sec = us / 1000000,
-			       .tv_nsec = (us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
 static int raw_kick(int fd, unsigned int flags)
 {
 	int ret = ioctl(fd, PERCS_IOC_KICK, (unsigned long)flags);
@@ -174,8 +151,8 @@ TEST_F(fifo, every_payload_size)
 		ASSERT_EQ(len, h.length);
 		ASSERT_EQ(0x10000 + len, h.tag);
 		ASSERT_EQ(0, h.flags);
-		ASSERT_TRUE(addr_eq(&src, &h.src));
-		ASSERT_TRUE(addr_eq(&dst, &h.dst));
+		ASSERT_TRUE(pt_addr_eq(&src, &h.src));
+		ASSERT_TRUE(pt_addr_eq(&dst, &h.dst));
 		ASSERT_EQ(self->key, h.job_key);
 		if (memcmp(buf, got, len))
 			TH_LOG("payload of %u bytes differs", len);
@@ -358,7 +335,7 @@ TEST_F(fifo, wraparound_raw_rings)
 
 		/* Compose what fits, pads included. */
 		while (sent < total) {
-			unsigned int len = mix64(sent ^ 0x5eed) %
+			unsigned int len = pt_mix64(sent ^ 0x5eed) %
 					   (PERCS_MAX_PAYLOAD + 1);
 			unsigned int n = units_of(len);
 			unsigned int pos = stail % SMALL_UNITS;
@@ -424,9 +401,9 @@ TEST_F(fifo, wraparound_raw_rings)
 				continue;
 			}
 			ASSERT_EQ(got, p->tag);
-			ASSERT_EQ(mix64(got ^ 0x5eed) % (PERCS_MAX_PAYLOAD + 1),
+			ASSERT_EQ(pt_mix64(got ^ 0x5eed) % (PERCS_MAX_PAYLOAD + 1),
 				  p->length);
-			ASSERT_TRUE(addr_eq(&src, &p->src));
+			ASSERT_TRUE(pt_addr_eq(&src, &p->src));
 			pt_fill(expect, p->length, got + 1000);
 			ASSERT_EQ(0, memcmp(expect, p + 1, p->length));
 			ws.recv_at[pos]++;
@@ -494,7 +471,7 @@ TEST_F(fifo, wraparound_library)
 		int ret;
 
 		while (sent < total) {
-			unsigned int len = mix64(sent * 3 + 1) %
+			unsigned int len = pt_mix64(sent * 3 + 1) %
 					   (PERCS_MAX_PAYLOAD + 1);
 
 			pt_fill(buf, len, sent);
@@ -513,7 +490,7 @@ TEST_F(fifo, wraparound_library)
 			recv_at[((uintptr_t)p % SMALL_FIFO) /
 				PERCS_FLIT_SIZE]++;
 			ret = percs_recv(rx, &h, buf, sizeof(buf));
-			ASSERT_EQ(mix64(got * 3 + 1) % (PERCS_MAX_PAYLOAD + 1),
+			ASSERT_EQ(pt_mix64(got * 3 + 1) % (PERCS_MAX_PAYLOAD + 1),
 				  ret);
 			ASSERT_EQ(got, h.tag);
 			pt_fill(expect, ret, got);
@@ -597,7 +574,7 @@ TEST_F(fifo, route_classes_and_stamping)
 		ASSERT_GT(4, from);
 		ASSERT_EQ(got[from], h.tag & 0xffff);
 		got[from]++;
-		ASSERT_TRUE(addr_eq(&src[from], &h.src));
+		ASSERT_TRUE(pt_addr_eq(&src[from], &h.src));
 		ASSERT_EQ(self->key, h.job_key);
 		ASSERT_EQ(from, buf[0]);
 	}
@@ -829,7 +806,7 @@ TEST_F(fifo, pollout_wakes_when_send_fifo_drains)
 		struct percs_pkt_hdr h;
 		unsigned int i;
 
-		pause_us(200000);
+		pt_pause_us(200000);
 		for (i = 0; i < 2 * SMALL_UNITS; i++)
 			if (pt_recv(rx, &h, buf, sizeof(buf), PT_TIMEOUT_MS) !=
 			    sizeof(buf) || h.tag != i)
@@ -893,7 +870,7 @@ struct ms_shared {
 
 static unsigned int ms_len(unsigned int sender, uint32_t seq)
 {
-	return MS_MIN_LEN + mix64((uint64_t)sender << 32 | seq) %
+	return MS_MIN_LEN + pt_mix64((uint64_t)sender << 32 | seq) %
 			    (MS_MAX_LEN - MS_MIN_LEN + 1);
 }
 
@@ -969,7 +946,7 @@ static int ms_sender(struct ms_shared *sh, unsigned int id, unsigned int hub)
 			 * credits will move it; do not compete for the CPU.
 			 */
 			sh->s[id].waits++;
-			pause_us(200);
+			pt_pause_us(200);
 		}
 		last_head = head;
 		if (pt_now_ms() > sh->deadline) {
@@ -981,7 +958,7 @@ static int ms_sender(struct ms_shared *sh, unsigned int id, unsigned int hub)
 	/* Everything composed: wait until the HFI took all of it. */
 	while (st->packets_sent + st->send_errors < MS_PER_SENDER) {
 		sh->s[id].waits++;
-		pause_us(500);
+		pt_pause_us(500);
 		if (percs_kick(w, PERCS_KICK_F_SEND) < 0 ||
 		    pt_now_ms() > sh->deadline) {
 			fprintf(stderr, "# sender %u: stuck draining\n", id);
@@ -1046,7 +1023,7 @@ TEST_F_TIMEOUT(fifo, million_packets_four_senders, 20 * 60)
 	for (i = 0; i < MS_SENDERS; i++)
 		while (!__atomic_load_n(&sh->s[i].ready, __ATOMIC_ACQUIRE)) {
 			ASSERT_GT(sh->deadline, pt_now_ms());
-			pause_us(1000);
+			pt_pause_us(1000);
 		}
 
 	next_report = start + 30000;
@@ -1080,7 +1057,7 @@ TEST_F_TIMEOUT(fifo, million_packets_four_senders, 20 * 60)
 		ASSERT_GT(MS_PER_SENDER, p.seq);
 		ASSERT_EQ(p.seq, h.tag);
 		ASSERT_EQ(ms_len(from, p.seq), len);
-		ASSERT_TRUE(addr_eq(&sh->s[from].addr, &h.src));
+		ASSERT_TRUE(pt_addr_eq(&sh->s[from].addr, &h.src));
 		sum = p.sum;
 		p.sum = 0;
 		memcpy(buf, &p, sizeof(p));
@@ -1104,7 +1081,7 @@ TEST_F_TIMEOUT(fifo, million_packets_four_senders, 20 * 60)
 
 		while ((r = waitpid(pid[i], &status, WNOHANG)) == 0 &&
 		       pt_now_ms() < deadline)
-			pause_us(1000);
+			pt_pause_us(1000);
 		if (r == 0) {
 			kill(pid[i], SIGKILL);
 			waitpid(pid[i], &status, 0);

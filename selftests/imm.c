@@ -25,20 +25,6 @@
 #define SMALL_UNITS	(SMALL_FIFO / PERCS_FLIT_SIZE)
 #define BIG_FIFO	PERCS_FIFO_DEF_SIZE
 
-static bool addr_eq(const struct percs_addr *a, const struct percs_addr *b)
-{
-	return a->hub == b->hub && a->hfi == b->hfi && a->window == b->window &&
-	       !a->reserved && !b->reserved;
-}
-
-static void pause_us(long us)
-{
-	struct timespec ts = { .tv_sec = us / 1000000,
-			       .tv_nsec = (us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
 FIXTURE(imm) {
 	struct percs_hfi *hfi[2];	/* hub 0 unit 0, hub 1 unit 1 */
 	uint32_t key;
@@ -97,8 +83,8 @@ TEST_F(imm, every_payload_size)
 		ASSERT_EQ(PERCS_PKT_IMM, h.kind);
 		ASSERT_EQ(len, h.length);
 		ASSERT_EQ(0x1000 + len, h.tag);
-		ASSERT_TRUE(addr_eq(&src, &h.src));
-		ASSERT_TRUE(addr_eq(&dst, &h.dst));
+		ASSERT_TRUE(pt_addr_eq(&src, &h.src));
+		ASSERT_TRUE(pt_addr_eq(&dst, &h.dst));
 		ASSERT_EQ(self->key, h.job_key);
 		ASSERT_EQ(0, memcmp(buf, got, len));
 		ASSERT_EQ(0xa5, got[len]);
@@ -321,7 +307,7 @@ TEST_F(imm, busy_when_target_full)
 			if (!variant->tx_flags || ok == expect_ok)
 				break;
 			ASSERT_GT(deadline, pt_now_ms());
-			pause_us(100);
+			pt_pause_us(100);
 			continue;
 		}
 		ASSERT_EQ(0, ret);
@@ -430,7 +416,7 @@ static int hm_sender(struct hm_shared *sh, unsigned int id)
 			if (pt_now_ms() > sh->deadline)
 				return 1;
 			if (!(sh->s[id].busy & 7))
-				pause_us(50);
+				pt_pause_us(50);
 			continue;
 		}
 		if (ret) {
@@ -445,7 +431,7 @@ static int hm_sender(struct hm_shared *sh, unsigned int id)
 		if (pt_now_ms() > sh->deadline)
 			return 1;
 		percs_kick(w, PERCS_KICK_F_IMM);
-		pause_us(1000);
+		pt_pause_us(1000);
 	}
 	sh->s[id].sent = st->packets_sent;
 	sh->s[id].errors = st->send_errors;
@@ -501,7 +487,7 @@ TEST_F_TIMEOUT(imm, many_senders_exactly_once, 300)
 			busy_all += sh->s[i].busy > 0;
 		if (busy_all == HM_SENDERS || pt_now_ms() > stall_until)
 			break;
-		pause_us(1000);
+		pt_pause_us(1000);
 	}
 	while (got < HM_SENDERS * HM_LINES) {
 		struct hm_line l;
@@ -521,7 +507,7 @@ TEST_F_TIMEOUT(imm, many_senders_exactly_once, 300)
 		ASSERT_GT(HM_SENDERS, l.sender);
 		ASSERT_GT(HM_LINES, l.seq);
 		ASSERT_EQ(l.seq, h.tag);
-		ASSERT_TRUE(addr_eq(&sh->s[l.sender].addr, &h.src));
+		ASSERT_TRUE(pt_addr_eq(&sh->s[l.sender].addr, &h.src));
 		sum = l.sum;
 		l.sum = 0;
 		memcpy(buf, &l, sizeof(l));
@@ -539,7 +525,7 @@ TEST_F_TIMEOUT(imm, many_senders_exactly_once, 300)
 
 		while ((r = waitpid(pid[i], &status, WNOHANG)) == 0 &&
 		       pt_now_ms() < deadline)
-			pause_us(1000);
+			pt_pause_us(1000);
 		if (r == 0) {
 			kill(pid[i], SIGKILL);
 			waitpid(pid[i], &status, 0);

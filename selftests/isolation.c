@@ -35,19 +35,6 @@ static int info_of(unsigned int hub, unsigned int unit,
 	return ret;
 }
 
-static int query(unsigned int hub, unsigned int unit, uint32_t window)
-{
-	struct percs_window_query q = { .size = sizeof(q), .window = window };
-	int fd = pt_hfi_open_fd(hub, unit), ret = 0;
-
-	if (fd < 0)
-		return fd;
-	if (ioctl(fd, PERCS_IOC_WINDOW_QUERY, &q))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* Read exactly one byte from @fd within @ms, or -ETIMEDOUT / -EPIPE. */
 static int read_byte(int fd, int ms)
 {
@@ -231,7 +218,7 @@ TEST_F(pair, unreserved_window_econnrefused)
 	struct percs_addr dst = percs_window_addr(self->b);
 
 	dst.window = self->info.windows_total - 1;	/* free */
-	ASSERT_EQ(-ENOENT, query(dst.hub, dst.hfi, dst.window));
+	ASSERT_EQ(-ENOENT, pt_window_query(dst.hub, dst.hfi, dst.window));
 	ASSERT_EQ(0, pt_send(self->a, &dst, "x", 1, 1, 0, PT_TIMEOUT_MS));
 	EXPECT_ONE_CQE(self->a, 1, -ECONNREFUSED, PERCS_PKT_FIFO, 0);
 	ASSERT_EQ(0, pt_icswx(self->a, &dst, "y", 1, 2, PT_TIMEOUT_MS));
@@ -417,11 +404,11 @@ TEST(scm_rights_passes_window)
 
 	/* We close our fd: the window stays, the child still holds it. */
 	close(wfd);
-	EXPECT_EQ(0, query(0, 0, 40));
+	EXPECT_EQ(0, pt_window_query(0, 0, 40));
 	write_byte(sv[0], 'c');
 	ASSERT_EQ('d', read_byte(sv[0], 10000));
 	ASSERT_EQ(0, wait_child(pid, 10000));
-	EXPECT_EQ(-ENOENT, query(0, 0, 40));
+	EXPECT_EQ(-ENOENT, pt_window_query(0, 0, 40));
 	percs_window_release(recv_w);
 	percs_hfi_close(hfi);
 	close(hfd);
@@ -459,7 +446,7 @@ TEST(fork_child_inherits_window)
 	EXPECT_EQ(0, memcmp(buf, "child", 5));
 	EXPECT_EQ(percs_window_addr(w).window, got.src.window);
 	/* The child's exit did not free it: the parent still holds it. */
-	EXPECT_EQ(0, query(1, 0, percs_window_addr(w).window));
+	EXPECT_EQ(0, pt_window_query(1, 0, percs_window_addr(w).window));
 	EXPECT_EQ(1, percs_window_status(w)->packets_sent);
 	EXPECT_EQ(2, pt_sysfs_windows_in_use(1, 0));
 	percs_window_release(w);

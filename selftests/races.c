@@ -41,33 +41,6 @@
 #define TARGET_VALID	(1ull << 63)
 #define FIFO_4K_RC	PERCS_FIFO_MIN_SIZE
 
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s += 0x9e3779b97f4a7c15ull;
-	return mix64(*s);
-}
-
-static unsigned int rnd_below(uint64_t *s, unsigned int n)
-{
-	return (unsigned int)(rnd(s) % n);
-}
-
-static void pause_us(long us)
-{
-	struct timespec ts = { .tv_sec = us / 1000000,
-			       .tv_nsec = (us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
 static uint64_t pack_addr(struct percs_addr a)
 {
 	return TARGET_VALID | (uint64_t)a.hub << 24 | (uint64_t)a.hfi << 16 |
@@ -83,44 +56,6 @@ static struct percs_addr unpack_addr(uint64_t v)
 	};
 
 	return a;
-}
-
-static bool addr_eq(const struct percs_addr *a, const struct percs_addr *b)
-{
-	return a->hub == b->hub && a->hfi == b->hfi && a->window == b->window;
-}
-
-static int reap(pid_t pid, int ms)
-{
-	uint64_t deadline = pt_now_ms() + ms;
-	int status;
-	pid_t r;
-
-	while ((r = waitpid(pid, &status, WNOHANG)) == 0) {
-		if (pt_now_ms() > deadline) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -ETIMEDOUT;
-		}
-		pause_us(500);
-	}
-	if (r < 0)
-		return -errno;
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
-				     WEXITSTATUS(status);
-}
-
-static int query(unsigned int hub, unsigned int unit, uint32_t window)
-{
-	struct percs_window_query q = { .size = sizeof(q), .window = window };
-	int fd = pt_hfi_open_fd(hub, unit), ret = 0;
-
-	if (fd < 0)
-		return fd;
-	if (ioctl(fd, PERCS_IOC_WINDOW_QUERY, &q))
-		ret = -errno;
-	close(fd);
-	return ret;
 }
 
 /* What the test, the sender and the victims share (anonymous, shared). */
@@ -249,12 +184,12 @@ static int sender_main(struct rc_shared *sh)
 		}
 		sender_drain(sh, w, &progress);
 		if (!(t & TARGET_VALID)) {
-			pause_us(200);
+			pt_pause_us(200);
 			continue;
 		}
 		{
 			struct percs_addr dst = unpack_addr(t);
-			size_t len = 16 + rnd_below(&s, 1000);
+			size_t len = 16 + pt_rnd_below(&s, 1000);
 
 			memset(buf, (uint8_t)tag, len);
 			ret = percs_send(w, &dst, buf, len, tag,
@@ -267,7 +202,7 @@ static int sender_main(struct rc_shared *sh)
 		} else if (ret == -EAGAIN) {
 			/* The victim's FIFO is full: retry, never wait long. */
 			percs_kick(w, PERCS_KICK_F_SEND);
-			pause_us(100);
+			pt_pause_us(100);
 		} else {
 			SENDER_FAIL(sh, "sender send", ret);
 			break;
@@ -285,7 +220,7 @@ static int sender_main(struct rc_shared *sh)
 		}
 		percs_kick(w, PERCS_KICK_F_SEND);
 		sender_drain(sh, w, &last_head);
-		pause_us(500);
+		pt_pause_us(500);
 	}
 	sender_drain(sh, w, &last_head);
 	sh->cq_overflows = st->cq_overflows;
@@ -314,14 +249,14 @@ static void *closer(void *arg)
 	struct victim *v = arg;
 	uint64_t s = v->seed ^ 1;
 
-	pause_us(rnd_below(&s, 15000));
-	if (v->dupfd >= 0 && rnd_below(&s, 2)) {
+	pt_pause_us(pt_rnd_below(&s, 15000));
+	if (v->dupfd >= 0 && pt_rnd_below(&s, 2)) {
 		close(v->dupfd);
 		v->dupfd = -1;
 	}
 	__atomic_store_n(&v->fd_open, 0, __ATOMIC_SEQ_CST);
 	close(v->fd);
-	pause_us(rnd_below(&s, 5000));
+	pt_pause_us(pt_rnd_below(&s, 5000));
 	if (v->dupfd >= 0)
 		close(v->dupfd);
 	return NULL;
@@ -337,12 +272,12 @@ static void *mapper(void *arg)
 	uint64_t s = v->seed ^ 2;
 
 	while (!__atomic_load_n(&v->round_stop, __ATOMIC_ACQUIRE)) {
-		unsigned int r = rnd_below(&s, NR_REGIONS);
+		unsigned int r = pt_rnd_below(&s, NR_REGIONS);
 		const struct percs_region *reg = &v->rw.req.regions[r];
 		int prot = PROT_READ |
 			   (reg->flags & PERCS_REGION_F_WRITABLE ? PROT_WRITE : 0);
 		int dfd = v->dupfd;
-		int fd = rnd_below(&s, 2) && dfd >= 0 ? dfd : v->fd;
+		int fd = pt_rnd_below(&s, 2) && dfd >= 0 ? dfd : v->fd;
 		volatile uint8_t *p;
 		void *q, *hole;
 
@@ -354,11 +289,11 @@ static void *mapper(void *arg)
 				VICTIM_FAIL(sh, "mapper mmap", -errno);
 			__atomic_fetch_add(&sh->v_map_ebadf, 1,
 					   __ATOMIC_RELAXED);
-			pause_us(200);
+			pt_pause_us(200);
 			continue;
 		}
 		(void)p[reg->length - 1];
-		if (rnd_below(&s, 4) == 0) {
+		if (pt_rnd_below(&s, 4) == 0) {
 			/* Move it into a hole of our own. */
 			hole = mmap(NULL, reg->length, PROT_NONE,
 				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -419,7 +354,7 @@ static void *consumer(void *arg)
 			     PERCS_FLIT_SIZE - 1) / PERCS_FLIT_SIZE;
 			if (h->kind != PERCS_PKT_FIFO ||
 			    h->job_key != sh->key ||
-			    !addr_eq(&h->src, &v->sender) || n > contig ||
+			    !pt_addr_eq(&h->src, &v->sender) || n > contig ||
 			    (h->length &&
 			     ((const uint8_t *)(h + 1))[h->length - 1] !=
 			     (uint8_t)h->tag)) {
@@ -432,7 +367,7 @@ static void *consumer(void *arg)
 					   __ATOMIC_RELAXED);
 		}
 		/* The credit; sometimes held back to let the FIFO fill. */
-		if (rnd_below(&s, 4)) {
+		if (pt_rnd_below(&s, 4)) {
 			__atomic_store_n(&db->recv_head, head,
 					 __ATOMIC_RELEASE);
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -441,7 +376,7 @@ static void *consumer(void *arg)
 				ioctl(v->fd, PERCS_IOC_KICK,
 				      PERCS_KICK_F_CREDIT);	/* may be EBADF */
 		}
-		pause_us(100 + rnd_below(&s, 400));
+		pt_pause_us(100 + pt_rnd_below(&s, 400));
 	}
 	return NULL;
 }
@@ -470,7 +405,7 @@ static void *kicker(void *arg)
 		if (tail + 1 - head <= units) {
 			slot = (uint8_t *)v->rw.map[PERCS_REGION_SEND_FIFO] +
 			       (tail % units) * PERCS_FLIT_SIZE;
-			h.tag = (uint32_t)rnd(&s);
+			h.tag = (uint32_t)pt_rnd(&s);
 			memcpy(slot, &h, sizeof(h));
 			memset(slot + sizeof(h), (uint8_t)h.tag, h.length);
 			tail++;
@@ -482,7 +417,7 @@ static void *kicker(void *arg)
 		if ((!poll_mode || st->flags & PERCS_STATUS_NEED_WAKEUP) &&
 		    __atomic_load_n(&v->fd_open, __ATOMIC_SEQ_CST))
 			ioctl(v->fd, PERCS_IOC_KICK, PERCS_KICK_F_SEND);
-		pause_us(300 + rnd_below(&s, 700));
+		pt_pause_us(300 + pt_rnd_below(&s, 700));
 	}
 	return NULL;
 }
@@ -494,7 +429,7 @@ static void *kicker(void *arg)
 static void holder(struct victim *v, uint64_t s)
 {
 	const volatile struct percs_status *st = pt_rawwin_st(&v->rw);
-	uint64_t until = pt_now_ms() + 5 + rnd_below(&s, 30);
+	uint64_t until = pt_now_ms() + 5 + pt_rnd_below(&s, 30);
 
 	close(v->fd);
 	if (v->dupfd >= 0)
@@ -502,7 +437,7 @@ static void holder(struct victim *v, uint64_t s)
 	while (pt_now_ms() < until) {
 		(void)st->recv_tail;
 		(void)*(volatile uint8_t *)v->rw.map[PERCS_REGION_RECV_FIFO];
-		pause_us(500);
+		pt_pause_us(500);
 	}
 	_exit(0);
 }
@@ -526,15 +461,15 @@ static pid_t victim_round(struct rc_shared *sh, uint64_t seed, int in_child)
 	v.sh = sh;
 	v.seed = seed;
 	v.sender = unpack_addr(sh->sender_addr);
-	hub = rnd_below(&s, sh->nr_hubs);
-	hfd = pt_hfi_open_fd(hub, rnd_below(&s, 2));
+	hub = pt_rnd_below(&s, sh->nr_hubs);
+	hfd = pt_hfi_open_fd(hub, pt_rnd_below(&s, 2));
 	if (hfd < 0) {
 		VICTIM_FAIL(sh, "victim open", hfd);
 		return hfd;
 	}
-	fd = pt_reserve_raw(hfd, rnd_below(&s, 2) ? PERCS_WINDOW_F_POLL : 0,
-			    PERCS_FIFO_MIN_SIZE << rnd_below(&s, 2),
-			    PERCS_FIFO_MIN_SIZE << rnd_below(&s, 3), sh->key,
+	fd = pt_reserve_raw(hfd, pt_rnd_below(&s, 2) ? PERCS_WINDOW_F_POLL : 0,
+			    PERCS_FIFO_MIN_SIZE << pt_rnd_below(&s, 2),
+			    PERCS_FIFO_MIN_SIZE << pt_rnd_below(&s, 3), sh->key,
 			    PERCS_WINDOW_ANY, &req);
 	close(hfd);
 	if (fd < 0) {
@@ -549,15 +484,15 @@ static pid_t victim_round(struct rc_shared *sh, uint64_t seed, int in_child)
 	v.fd = fd;
 	v.fd_open = 1;
 	v.dupfd = -1;
-	if (rnd_below(&s, 2)) {
+	if (pt_rnd_below(&s, 2)) {
 		v.dupfd = dup(fd);
 		__atomic_fetch_add(&sh->v_dups, 1, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&sh->target, pack_addr(req.addr), __ATOMIC_RELEASE);
 
 	/* Fork before any thread: the child keeps the mappings. */
-	if (!in_child && rnd_below(&s, 3) == 0) {
-		uint64_t hs = rnd(&s);
+	if (!in_child && pt_rnd_below(&s, 3) == 0) {
+		uint64_t hs = pt_rnd(&s);
 
 		fflush(stderr);
 		holder_pid = fork();
@@ -577,21 +512,21 @@ static pid_t victim_round(struct rc_shared *sh, uint64_t seed, int in_child)
 
 	if (in_child == 1) {
 		/* Exit with everything in flight. */
-		pause_us(2000 + rnd_below(&s, 15000));
+		pt_pause_us(2000 + pt_rnd_below(&s, 15000));
 		_exit(0);
 	}
 	if (in_child == 2) {
 		/* The parent SIGKILLs us in the middle (10 s at most). */
-		pause_us(10 * 1000 * 1000);
+		pt_pause_us(10 * 1000 * 1000);
 		_exit(0);
 	}
-	pause_us(5000 + rnd_below(&s, 20000));
+	pt_pause_us(5000 + pt_rnd_below(&s, 20000));
 	__atomic_store_n(&v.round_stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
 	/* The remaining mappings, in a random order. */
 	for (i = 0; i < NR_REGIONS; i++) {
-		r = (i + rnd_below(&s, NR_REGIONS)) % NR_REGIONS;
+		r = (i + pt_rnd_below(&s, NR_REGIONS)) % NR_REGIONS;
 		if (v.rw.map[r]) {
 			munmap(v.rw.map[r], req.regions[r].length);
 			v.rw.map[r] = NULL;
@@ -651,7 +586,7 @@ FIXTURE_SETUP(races)
 	while (!__atomic_load_n(&self->sh->sender_ready, __ATOMIC_ACQUIRE)) {
 		ASSERT_GT(deadline, pt_now_ms()) TH_LOG("sender not ready: %s",
 							self->sh->sender_why);
-		pause_us(1000);
+		pt_pause_us(1000);
 	}
 }
 
@@ -661,7 +596,7 @@ FIXTURE_TEARDOWN(races)
 		return;
 	__atomic_store_n(&self->sh->stop, 1, __ATOMIC_RELEASE);
 	if (self->sender > 0)
-		reap(self->sender, 30000);
+		pt_reap(self->sender, 30000);
 	munmap(self->sh, sizeof(*self->sh));
 }
 
@@ -673,7 +608,7 @@ static int finish_sender(struct __test_metadata *_metadata,
 	int rc;
 
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
-	rc = reap(self->sender, 30000);
+	rc = pt_reap(self->sender, 30000);
 	self->sender = 0;
 	TH_LOG("sender: %llu composed, %llu sent, %llu errors; CQEs %llu ok, %llu refused, %llu other (%lld), %llu overflowed; %llu received; longest gap %llu ms",
 	       (unsigned long long)sh->composed,
@@ -699,16 +634,16 @@ TEST_F_TIMEOUT(races, close_map_exit_while_delivering, 150)
 	pid_t holders[64];
 	unsigned int nh = 0;
 
-	s = env ? strtoull(env, NULL, 0) : mix64(pt_now_ms() ^ getpid());
+	s = env ? strtoull(env, NULL, 0) : pt_mix64(pt_now_ms() ^ getpid());
 	TH_LOG("seed %llu (PERCS_SEED repeats it), %u rounds",
 	       (unsigned long long)s, rounds);
 	for (i = 0; i < rounds && !sh->victim_failed && !sh->sender_failed;
 	     i++) {
-		uint64_t rs = rnd(&s);
+		uint64_t rs = pt_rnd(&s);
 
-		if (rnd_below(&s, 4) == 0) {
+		if (pt_rnd_below(&s, 4) == 0) {
 			/* The whole round in a process that dies mid-way. */
-			int mode = 1 + rnd_below(&s, 2), rc;
+			int mode = 1 + pt_rnd_below(&s, 2), rc;
 			pid_t pid;
 
 			fflush(stderr);
@@ -720,11 +655,11 @@ TEST_F_TIMEOUT(races, close_map_exit_while_delivering, 150)
 				_exit(1);
 			}
 			if (mode == 2) {
-				pause_us(3000 + rnd_below(&s, 20000));
+				pt_pause_us(3000 + pt_rnd_below(&s, 20000));
 				kill(pid, SIGKILL);
 				sh->v_killed++;
 			}
-			rc = reap(pid, 20000);
+			rc = pt_reap(pid, 20000);
 			ASSERT_EQ(mode == 2 ? 128 + SIGKILL : 0, rc)
 				TH_LOG("victim child: %d %s", rc, sh->victim_why);
 			sh->v_child_rounds++;
@@ -737,15 +672,15 @@ TEST_F_TIMEOUT(races, close_map_exit_while_delivering, 150)
 				holders[nh++] = h;
 			if (nh == 64) {
 				while (nh)
-					ASSERT_EQ(0, reap(holders[--nh], 20000));
+					ASSERT_EQ(0, pt_reap(holders[--nh], 20000));
 			}
 		}
 		sh->v_rounds++;
 	}
 	while (nh)
-		EXPECT_EQ(0, reap(holders[--nh], 20000));
+		EXPECT_EQ(0, pt_reap(holders[--nh], 20000));
 	/* Let the sender hit the last, dead, address for a moment. */
-	pause_us(20000);
+	pt_pause_us(20000);
 	TH_LOG("victims: %llu rounds (%llu in children, %llu killed), %llu holders, %llu dups; %llu maps (%llu refused after close), %llu mremaps; %llu packets consumed, %llu sent back; %llu ms",
 	       (unsigned long long)sh->v_rounds,
 	       (unsigned long long)sh->v_child_rounds,
@@ -817,7 +752,7 @@ TEST_F_TIMEOUT(races, last_reference_ends_delivery, 60)
 	deadline = pt_now_ms() + 10000;
 	while (st->packets_received < 50) {
 		ASSERT_GT(deadline, pt_now_ms());
-		pause_us(500);
+		pt_pause_us(500);
 	}
 	close(fd);
 	rw.fd = -1;
@@ -826,25 +761,25 @@ TEST_F_TIMEOUT(races, last_reference_ends_delivery, 60)
 	while (st->packets_received < got + 50) {
 		ASSERT_GT(deadline, pt_now_ms())
 			TH_LOG("no delivery after close(fd)");
-		pause_us(500);
+		pt_pause_us(500);
 	}
 	/* Only the child's mappings now. */
 	close(dfd);
 	pt_rawwin_close(&rw);
 	close(hfd);
-	EXPECT_EQ(0, query(req.addr.hub, req.addr.hfi, req.addr.window));
+	EXPECT_EQ(0, pt_window_query(req.addr.hub, req.addr.hfi, req.addr.window));
 	refused = sh->cqe_refused;
-	pause_us(50000);
+	pt_pause_us(50000);
 	EXPECT_EQ(refused, sh->cqe_refused)
 		TH_LOG("refused while the child still maps the window");
 	/* The child goes: the window with it; the sender is refused. */
 	ASSERT_EQ(1, write(pipe_go[1], "g", 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, status);
-	EXPECT_EQ(-ENOENT, query(req.addr.hub, req.addr.hfi, req.addr.window));
+	EXPECT_EQ(-ENOENT, pt_window_query(req.addr.hub, req.addr.hfi, req.addr.window));
 	deadline = pt_now_ms() + 10000;
 	while (sh->cqe_refused == refused && pt_now_ms() < deadline)
-		pause_us(1000);
+		pt_pause_us(1000);
 	EXPECT_LT(refused, sh->cqe_refused);
 	close(pipe_go[0]);
 	close(pipe_go[1]);
@@ -960,7 +895,7 @@ TEST_F_TIMEOUT(many_blocked, target_closes_all_fail_fast, 60)
 		}
 		if (resolved == blocked)
 			break;
-		pause_us(2000);
+		pt_pause_us(2000);
 	} while (pt_now_ms() < deadline);
 	EXPECT_EQ(blocked, resolved)
 		TH_LOG("%d of %d senders blocked on the closed window were never retried (no -ECONNREFUSED, SEND_BLOCKED still set): the release retries only one batch",
@@ -1022,7 +957,7 @@ TEST_F_TIMEOUT(many_blocked, one_credit_kick_retries_all, 60)
 	ASSERT_EQ(0, pt_raw_kick(&self->t, PERCS_KICK_F_CREDIT));
 	deadline = pt_now_ms() + 5000;
 	while (st->recv_tail != want && pt_now_ms() < deadline)
-		pause_us(2000);
+		pt_pause_us(2000);
 	EXPECT_EQ(want, st->recv_tail)
 		TH_LOG("the target received %llu of %d packets after one PERCS_KICK_F_CREDIT with room for all; SENDERS_WAIT %s: the other senders are never retried",
 		       (unsigned long long)(st->recv_tail - base) / MB_UNITS,

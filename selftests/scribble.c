@@ -211,14 +211,6 @@ static void wait_fd(struct rwin *w, short events, int ms)
 
 /* ---- payloads ---- */
 
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static uint16_t pkt_len(unsigned int pair, uint32_t seq)
 {
 	return (seq * 131u + pair * 17u) % (PERCS_MAX_PAYLOAD + 1);
@@ -230,7 +222,7 @@ static void pkt_fill(uint8_t *buf, uint16_t len, uint64_t seed)
 	size_t i;
 
 	for (i = 0; i < len; i += 8) {
-		w = mix64(seed + i);
+		w = pt_mix64(seed + i);
 		memcpy(buf + i, &w, len - i < 8 ? len - i : 8);
 	}
 }
@@ -399,7 +391,7 @@ struct scribbler {
 
 static uint64_t srnd(struct scribbler *s, uint64_t n)
 {
-	s->rng = mix64(s->rng);
+	s->rng = pt_mix64(s->rng);
 	return n ? s->rng % n : s->rng;
 }
 

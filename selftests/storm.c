@@ -51,26 +51,6 @@
 #define ST_DEADLINE_MS	(170 * 1000)
 #define NR_REGIONS	(PERCS_REGION_CQ + 1)
 
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-/* splitmix64 step: a small, seedable generator per process. */
-static uint64_t rnd(uint64_t *s)
-{
-	*s += 0x9e3779b97f4a7c15ull;
-	return mix64(*s);
-}
-
-static unsigned int rnd_below(uint64_t *s, unsigned int n)
-{
-	return (unsigned int)(rnd(s) % n);
-}
-
 static int hfi_info(unsigned int hub, unsigned int unit,
 		    struct percs_hfi_info *info)
 {
@@ -84,24 +64,6 @@ static int hfi_info(unsigned int hub, unsigned int unit,
 		ret = -errno;
 	close(fd);
 	return ret;
-}
-
-/* Reap @pid within @ms (SIGKILL after); Return: the wait status or -1. */
-static int reap(pid_t pid, int ms)
-{
-	uint64_t deadline = pt_now_ms() + ms;
-	int status;
-	pid_t r;
-
-	while ((r = waitpid(pid, &status, WNOHANG)) == 0) {
-		if (pt_now_ms() > deadline) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -1;
-		}
-		usleep(500);
-	}
-	return r == pid ? status : -1;
 }
 
 /* ---- the storm ---------------------------------------------------------- */
@@ -136,7 +98,7 @@ static int st_fail(struct st_proc *p, const char *what, long err)
 /* Power of two in [4 KiB, 1 MiB]; small ones more often. */
 static uint32_t rnd_fifo(uint64_t *s)
 {
-	return PERCS_FIFO_MIN_SIZE << rnd_below(s, rnd_below(s, 9) + 1);
+	return PERCS_FIFO_MIN_SIZE << pt_rnd_below(s, pt_rnd_below(s, 9) + 1);
 }
 
 /* Send one packet to the window itself and check it arrived intact. */
@@ -145,13 +107,13 @@ static int self_send(struct st_proc *p, uint64_t *s, int fd,
 {
 	volatile uint64_t *send_tail = map[PERCS_REGION_DOORBELL];
 	const volatile struct percs_status *st = map[PERCS_REGION_STATUS];
-	uint16_t len = 1 + rnd_below(s, PERCS_MAX_PAYLOAD);
+	uint16_t len = 1 + pt_rnd_below(s, PERCS_MAX_PAYLOAD);
 	uint32_t units = (PERCS_PKT_HDR_SIZE + len + PERCS_FLIT_SIZE - 1) /
 			 PERCS_FLIT_SIZE;
 	uint8_t *slot = map[PERCS_REGION_SEND_FIFO];
 	const uint8_t *rx = map[PERCS_REGION_RECV_FIFO];
 	const struct percs_pkt_hdr *got = (const void *)rx;
-	uint32_t tag = (uint32_t)rnd(s);
+	uint32_t tag = (uint32_t)pt_rnd(s);
 	struct percs_pkt_hdr h;
 	uint64_t deadline;
 	int ret;
@@ -168,7 +130,7 @@ static int self_send(struct st_proc *p, uint64_t *s, int fd,
 	/* Poll mode: half the time the documented handshake (kick only if
 	 * the engine sleeps), half the time an unconditional kick.
 	 */
-	if ((req->flags & PERCS_WINDOW_F_POLL) && rnd_below(s, 2) &&
+	if ((req->flags & PERCS_WINDOW_F_POLL) && pt_rnd_below(s, 2) &&
 	    !(__atomic_load_n(&st->flags, __ATOMIC_ACQUIRE) &
 	      PERCS_STATUS_NEED_WAKEUP)) {
 		ret = 0;
@@ -210,8 +172,8 @@ static int st_iteration(struct st_proc *p, uint64_t *s, int partial,
 			bool kill_self)
 {
 	struct percs_window_reserve req;
-	unsigned int hub = rnd_below(s, sh->nr_hubs), unit = rnd_below(s, 2);
-	uint32_t flags = rnd_below(s, 2) ? PERCS_WINDOW_F_POLL : 0;
+	unsigned int hub = pt_rnd_below(s, sh->nr_hubs), unit = pt_rnd_below(s, 2);
+	uint32_t flags = pt_rnd_below(s, 2) ? PERCS_WINDOW_F_POLL : 0;
 	uint32_t send = rnd_fifo(s), recv = rnd_fifo(s);
 	void *map[NR_REGIONS] = { 0 };
 	unsigned int order[NR_REGIONS + 2], i, r, n;
@@ -252,10 +214,10 @@ static int st_iteration(struct st_proc *p, uint64_t *s, int partial,
 		if (w)
 			for (off = 0; off < reg->length; off += page)
 				b[off + (r == PERCS_REGION_DOORBELL ? 8 : 0) +
-				  rnd_below(s, 56)] = (uint8_t)rnd(s);
+				  pt_rnd_below(s, 56)] = (uint8_t)pt_rnd(s);
 		p->bytes_touched += reg->length;
 	}
-	if (rnd_below(s, 4) == 0 && self_send(p, s, fd, &req, map))
+	if (pt_rnd_below(s, 4) == 0 && self_send(p, s, fd, &req, map))
 		return 1;
 
 	/* Clean up in a random order: NR_REGIONS munmaps, two closes. */
@@ -263,7 +225,7 @@ static int st_iteration(struct st_proc *p, uint64_t *s, int partial,
 	for (i = 0; i < n; i++)
 		order[i] = i;
 	for (i = n - 1; i > 0; i--) {
-		unsigned int j = rnd_below(s, i + 1), t = order[i];
+		unsigned int j = pt_rnd_below(s, i + 1), t = order[i];
 
 		order[i] = order[j];
 		order[j] = t;
@@ -292,20 +254,20 @@ static int st_iteration(struct st_proc *p, uint64_t *s, int partial,
 static int st_worker(int idx, void *arg)
 {
 	struct st_proc *p = &sh->p[idx];
-	uint64_t s = mix64(sh->seed ^ (0x1000193ull * (idx + 1)));
+	uint64_t s = pt_mix64(sh->seed ^ (0x1000193ull * (idx + 1)));
 	unsigned int i;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (i = 0; i < sh->iters; i++) {
-		unsigned int what = rnd_below(&s, 8);
+		unsigned int what = pt_rnd_below(&s, 8);
 
 		if (pt_now_ms() > sh->deadline)
 			return st_fail(p, "deadline at iteration", i);
 		if (what < 2) {
 			/* A fresh child that exits with things still open. */
-			int partial = rnd_below(&s, NR_REGIONS + 2);
+			int partial = pt_rnd_below(&s, NR_REGIONS + 2);
 			bool kill_self = what == 1;
-			uint64_t cs = rnd(&s);
+			uint64_t cs = pt_rnd(&s);
 			int status;
 			pid_t pid;
 
@@ -317,13 +279,10 @@ static int st_worker(int idx, void *arg)
 					_exit(1);
 				_exit(2);	/* never gets here */
 			}
-			status = reap(pid, 30000);
+			status = pt_reap(pid, 30000);
 			if (status < 0)
 				return st_fail(p, "child timed out", i);
-			if (kill_self ? !WIFSIGNALED(status) ||
-					WTERMSIG(status) != SIGKILL :
-					!WIFEXITED(status) ||
-					WEXITSTATUS(status) != 0)
+			if (status != (kill_self ? 128 + SIGKILL : 0))
 				return st_fail(p, "child status", status);
 			p->children++;
 			p->killed += kill_self;
@@ -362,7 +321,7 @@ TEST_F_TIMEOUT(storm, open_reserve_map_touch_drop, 200)
 	ASSERT_NE(MAP_FAILED, sh);
 	memset(sh, 0, sizeof(*sh));
 	sh->seed = env ? strtoull(env, NULL, 0) :
-			 mix64(pt_now_ms() ^ (uint64_t)getpid() << 32);
+			 pt_mix64(pt_now_ms() ^ (uint64_t)getpid() << 32);
 	sh->nr_hubs = info.nr_hubs;
 	sh->iters = pt_scale(ST_ITERS);
 	sh->deadline = pt_now_ms() + ST_DEADLINE_MS;
@@ -458,7 +417,7 @@ static int traffic(unsigned int n)
 	for (i = 0; i < n; i++) {
 		for (side = 0; side < 2; side++) {
 			uint32_t tag = i << 1 | side;
-			size_t len = 1 + mix64(tag) % PERCS_MAX_PAYLOAD;
+			size_t len = 1 + pt_mix64(tag) % PERCS_MAX_PAYLOAD;
 
 			pt_fill(want, len, tag);
 			err = pt_send(w[side], &a[1 - side], want, len, tag, 0,
@@ -472,7 +431,7 @@ static int traffic(unsigned int n)
 			uint32_t tag = i << 1 | (1 - side);
 
 			if (tr_recv(w[side], &a[1 - side], tag,
-				    1 + mix64(tag) % PERCS_MAX_PAYLOAD, buf,
+				    1 + pt_mix64(tag) % PERCS_MAX_PAYLOAD, buf,
 				    want))
 				goto out;
 		}

@@ -41,14 +41,6 @@
 #define NR_REGIONS	(PERCS_REGION_CQ + 1)
 #define WAIT_MS		20000
 
-static void pause_us(long us)
-{
-	struct timespec ts = { .tv_sec = us / 1000000,
-			       .tv_nsec = (us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
 /* Write all of @n bytes; Return: 0 or -errno. */
 static int put(int fd, const void *buf, size_t n)
 {
@@ -87,26 +79,6 @@ static int get(int fd, void *buf, size_t n, int ms)
 		n -= r;
 	}
 	return 0;
-}
-
-static int reap(pid_t pid, int ms)
-{
-	uint64_t deadline = pt_now_ms() + ms;
-	int status;
-	pid_t r;
-
-	while ((r = waitpid(pid, &status, WNOHANG)) == 0) {
-		if (pt_now_ms() > deadline) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -ETIMEDOUT;
-		}
-		pause_us(1000);
-	}
-	if (r < 0)
-		return -errno;
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
-				     WEXITSTATUS(status);
 }
 
 static int become(uid_t uid)
@@ -270,7 +242,7 @@ static int owner_stop(struct owner *o)
 	if (o->pid <= 0)
 		return 0;
 	put(o->down, "x", 1);
-	ret = reap(o->pid, WAIT_MS);
+	ret = pt_reap(o->pid, WAIT_MS);
 	close(o->up);
 	close(o->down);
 	o->pid = 0;
@@ -441,7 +413,7 @@ TEST_F(xp, other_uid_key_eacces_index_ebusy)
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit(become(NOBODY) ? 100 : nobody_checks(&na));
-	EXPECT_EQ(0, reap(pid, WAIT_MS));
+	EXPECT_EQ(0, pt_reap(pid, WAIT_MS));
 	/* Root's window is untouched and alone. */
 	ASSERT_EQ(0, query(na.root_addr.hub, na.root_addr.hfi, idx, &q));
 	EXPECT_EQ(0, q.packets_received);
@@ -654,7 +626,7 @@ TEST_F(xp, scm_rights_to_other_uid)
 	EXPECT_EQ(0xf2, got.tag);
 	ASSERT_EQ(0, get(sv[0], &c, 1, WAIT_MS));
 	ASSERT_EQ('d', c);
-	ASSERT_EQ(0, reap(pid, WAIT_MS));
+	ASSERT_EQ(0, pt_reap(pid, WAIT_MS));
 	EXPECT_EQ(-ENOENT, query(0, 0, req.window, &q));
 	close(sv[0]);
 	close(hfd);
@@ -752,7 +724,7 @@ TEST_F(xp, fork_inherits_exec_drops)
 		}
 		if (!strncmp(comm, "sleep", 5))
 			break;
-		pause_us(1000);
+		pt_pause_us(1000);
 	} while (pt_now_ms() < deadline);
 	ASSERT_EQ(0, strncmp(comm, "sleep", 5));
 	EXPECT_FALSE(has_window_fd(execd));
@@ -762,7 +734,7 @@ TEST_F(xp, fork_inherits_exec_drops)
 	pt_rawwin_close(&w);
 	ASSERT_EQ(0, query(w.req.addr.hub, w.req.addr.hfi, w.req.window, &q));
 	ASSERT_EQ(1, write(go[1], "g", 1));
-	ASSERT_EQ(0, reap(child, WAIT_MS));
+	ASSERT_EQ(0, pt_reap(child, WAIT_MS));
 	ASSERT_EQ(8, pt_recv(self->s, &got, buf, sizeof(buf), PT_TIMEOUT_MS));
 	EXPECT_EQ(0xc1, got.tag);
 	EXPECT_EQ(w.req.addr.window, got.src.window);
@@ -771,7 +743,7 @@ TEST_F(xp, fork_inherits_exec_drops)
 	EXPECT_EQ(-ENOENT, query(w.req.addr.hub, w.req.addr.hfi, w.req.window,
 				 &q));
 	kill(execd, SIGKILL);
-	EXPECT_EQ(128 + SIGKILL, reap(execd, WAIT_MS));
+	EXPECT_EQ(128 + SIGKILL, pt_reap(execd, WAIT_MS));
 	close(go[1]);
 	close(hfd);
 	percs_window_release(self->s);
@@ -831,7 +803,7 @@ TEST_F(xp, stale_address_after_owner_exits)
 		ASSERT_EQ(0, owner_snap(&self->o[2], &snap));
 		if (snap.packets_received)
 			break;
-		pause_us(1000);
+		pt_pause_us(1000);
 	} while (pt_now_ms() < deadline);
 	EXPECT_EQ(1, snap.packets_received);
 	EXPECT_EQ(6, snap.first_tag);
@@ -900,7 +872,7 @@ TEST_F(xp, devices_0666_unprivileged_reserve)
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit(become(NOBODY) ? 100 : unprivileged_use(n));
-	EXPECT_EQ(0, reap(pid, WAIT_MS));
+	EXPECT_EQ(0, pt_reap(pid, WAIT_MS));
 	ASSERT_LIVE_ZERO();
 }
 
@@ -955,7 +927,7 @@ TEST_F(xp, no_reopen_no_steal)
 		ASSERT_LE(0, pid);
 		if (pid == 0)
 			_exit(become(NOBODY) ? 100 : steal_as_nobody(me, wfd));
-		EXPECT_EQ(0, reap(pid, WAIT_MS));
+		EXPECT_EQ(0, pt_reap(pid, WAIT_MS));
 	}
 	close(wfd);
 	close(hfd);
@@ -1025,7 +997,7 @@ TEST_F(xp, user_namespace_cannot_join_root_key)
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit(become(NOBODY) ? 100 : userns_checks(key, addr));
-	rc = reap(pid, WAIT_MS);
+	rc = pt_reap(pid, WAIT_MS);
 	if (rc == 50)
 		SKIP(return, "no user namespace for nobody here (EPERM: e.g. a chrooted root, as in percs-vm)");
 	EXPECT_EQ(0, rc);
@@ -1067,7 +1039,7 @@ static int pidns_checks(struct percs_addr root_addr)
 		close(hfd);
 		_exit(0);
 	}
-	return reap(pid, WAIT_MS);
+	return pt_reap(pid, WAIT_MS);
 }
 
 /* WINDOW_QUERY gives the reserver's pid in the caller's pid namespace,
@@ -1092,7 +1064,7 @@ TEST_F(xp, pid_namespace_query)
 	ASSERT_LE(0, pid);
 	if (pid == 0)
 		_exit(pidns_checks(addr));
-	rc = reap(pid, WAIT_MS);
+	rc = pt_reap(pid, WAIT_MS);
 	if (rc == 50)
 		SKIP(return, "no pid namespaces in this kernel");
 	EXPECT_EQ(0, rc);
