@@ -16,12 +16,6 @@
  */
 #include "topology.h"
 
-/* Index of the pair i < j among the pairs of 0..n-1. */
-static u32 fm_tri(u32 i, u32 j, u32 n)
-{
-	return i * (2 * n - i - 1) / 2 + (j - i - 1);
-}
-
 /* Inverse of fm_tri(): the pair (i, j) of index k < n(n-1)/2. */
 static void fm_untri(u32 k, u32 n, u32 *i, u32 *j)
 {

@@ -190,20 +190,6 @@ static int fm_pick(const struct fm_topology *t, const u64 *v,
 	return -1;
 }
 
-/* Index of the pair a < b among the pairs of supernodes (link.c). */
-static inline u32 fm_pair_index(const struct fm_topology *t, u32 a, u32 b)
-{
-	u32 S = t->nr_supernodes;
-
-	if (a > b) {
-		u32 x = a;
-
-		a = b;
-		b = x;
-	}
-	return a * (2 * S - a - 1) / 2 + (b - a - 1);
-}
-
 /* fm_sn_distance() without the division. */
 static inline u32 fm_dist(const struct fm_topology *t, u32 a, u32 b)
 {
@@ -232,7 +218,7 @@ static void fm_add_hop(const struct fm_topology *t, struct fm_route *r,
 
 		h->link_class = FM_LINK_D;
 		h->d_copy = copy;
-		h->link = t->nr_l_links + fm_pair_index(t, a, b) * d + copy;
+		h->link = t->nr_l_links + fm_sn_pair(t, a, b) * d + copy;
 		h->out_port = f->dport[fm_dist(t, a, b) * d + copy].port;
 		h->in_port = f->dport[fm_dist(t, b, a) * d + copy].port;
 		return;
@@ -473,7 +459,7 @@ static u32 fm_next_usable(const struct fm_topology *t, u32 s, u32 dst,
 	const struct fm_rtab *rt = t->rt;
 	u32 H = t->hubs_per_sn, d = t->d_links_per_pair;
 	u32 a = s / H, b = dst / H, p;
-	const u64 *live = &rt->pair_live[(size_t)fm_pair_index(t, a, b) *
+	const u64 *live = &rt->pair_live[(size_t)fm_sn_pair(t, a, b) *
 					 t->mask_words];
 	const struct fm_rt_dport *qa = &rt->fast->dport[fm_dist(t, a, b) * d];
 	const struct fm_rt_dport *qb = &rt->fast->dport[fm_dist(t, b, a) * d];

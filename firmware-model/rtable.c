@@ -55,20 +55,6 @@ static void fm_fill_bits(u64 *map, u32 nbits)
 		map[nbits / 64] = (1ULL << (nbits % 64)) - 1;
 }
 
-/* Index of the pair a < b in the table of pairs. */
-static u32 fm_rt_pair(const struct fm_topology *t, u32 a, u32 b)
-{
-	u32 S = t->nr_supernodes;
-
-	if (a > b) {
-		u32 x = a;
-
-		a = b;
-		b = x;
-	}
-	return a * (2 * S - a - 1) / 2 + (b - a - 1);
-}
-
 static void fm_rt_fast_free(struct fm_rt_fast *f)
 {
 	if (!f)
@@ -242,7 +228,7 @@ int fm_link_set_state(struct fm_topology *t, u32 id, bool up)
 	if (li.link_class == FM_LINK_D) {
 		u32 a = fm_hub_supernode(t, li.hub[0]);
 		u32 b = fm_hub_supernode(t, li.hub[1]);
-		u64 *m = &rt->pair_live[(size_t)fm_rt_pair(t, a, b) *
+		u64 *m = &rt->pair_live[(size_t)fm_sn_pair(t, a, b) *
 					t->mask_words + li.copy / 64];
 
 		if (up)
@@ -317,7 +303,7 @@ void fm_rt_pair_live(const struct fm_topology *t, u32 sn_a, u32 sn_b,
 		fm_fill_bits(mask, t->d_links_per_pair);
 		return;
 	}
-	memcpy(mask, &t->rt->pair_live[(size_t)fm_rt_pair(t, sn_a, sn_b) *
+	memcpy(mask, &t->rt->pair_live[(size_t)fm_sn_pair(t, sn_a, sn_b) *
 				       t->mask_words],
 	       t->mask_words * sizeof(u64));
 }

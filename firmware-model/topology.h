@@ -169,6 +169,34 @@ static inline u32 fm_hub_index(const struct fm_topology *t, u32 hub)
 }
 
 /**
+ * fm_tri() - index of the pair @i < @j among the pairs of 0..@n-1
+ * @i: the smaller
+ * @j: the larger, below @n
+ * @n: how many there are
+ *
+ * Return: the index in the order (0, 1), (0, 2), ..., (1, 2), ...
+ */
+static inline u32 fm_tri(u32 i, u32 j, u32 n)
+{
+	return i * (2 * n - i - 1) / 2 + (j - i - 1);
+}
+
+/**
+ * fm_sn_pair() - index of the pair of supernodes {@a, @b}
+ * @t: the topology
+ * @a: one supernode
+ * @b: another, != @a, in either order
+ *
+ * Return: fm_tri() of the two: the D links and the inter-supernode route
+ * table are laid out by it.
+ */
+static inline u32 fm_sn_pair(const struct fm_topology *t, u32 a, u32 b)
+{
+	return a < b ? fm_tri(a, b, t->nr_supernodes) :
+		       fm_tri(b, a, t->nr_supernodes);
+}
+
+/**
  * fm_sn_distance() - how far supernode @b follows @a, counting cyclically
  * @t: the topology
  * @a: one supernode

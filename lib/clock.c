@@ -32,21 +32,11 @@ static inline uint64_t lp_rdtsc(void)
 			     : "=a"(lo), "=d"(hi) : : "memory");
 	return (uint64_t)hi << 32 | lo;
 }
-
-static inline void lp_cpu_relax(void)
-{
-	__asm__ __volatile__("pause" : : : "memory");
-}
 #else
 #define LP_HAVE_TSC 0
 static inline uint64_t lp_rdtsc(void)
 {
 	return 0;
-}
-
-static inline void lp_cpu_relax(void)
-{
-	__asm__ __volatile__("" : : : "memory");
 }
 #endif
 

@@ -45,15 +45,6 @@
 #define LP_COLL_SLEEP_MIN_US	50
 #define LP_COLL_SLEEP_MAX_US	1000
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#else
-	__asm__ __volatile__("" ::: "memory");
-#endif
-}
-
 uint64_t lp_now_ns(void)
 {
 	struct timespec ts;
@@ -354,7 +345,7 @@ static int coll_wait(struct percs_coll_req *r, int timeout_ms)
 		if (ret < 0)
 			return ret;
 		for (unsigned int n = 0; n < spins && !coll_ready(w); n++)
-			cpu_relax();
+			lp_cpu_relax();
 		for (unsigned int n = 0; n < yields && !coll_ready(w); n++)
 			sched_yield();
 		if (coll_ready(w)) {

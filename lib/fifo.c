@@ -391,6 +391,21 @@ int percs_recv_credit(struct percs_window *w)
 	return ret < 0 ? ret : 0;
 }
 
+/* Copy packet @h out: its header to @hdr (if wanted), its payload to @buf. */
+static int recv_copy_out(const struct percs_pkt_hdr *h,
+			 struct percs_pkt_hdr *hdr, void *buf, size_t cap)
+{
+	uint16_t len = h->length;
+
+	if (len > cap)
+		return -EMSGSIZE;
+	if (hdr)
+		memcpy(hdr, h, sizeof(*hdr));
+	if (len)
+		memcpy(buf, h + 1, len);
+	return len;
+}
+
 int percs_recv(struct percs_window *w, struct percs_pkt_hdr *hdr, void *buf,
 	       size_t cap)
 {
@@ -400,16 +415,10 @@ int percs_recv(struct percs_window *w, struct percs_pkt_hdr *hdr, void *buf,
 	int ret;
 
 	if (w->rstash.head) {
-		h = &w->rstash.head->hdr;
-		len = h->length;
-		if (len > cap)
-			return -EMSGSIZE;
-		if (hdr)
-			memcpy(hdr, h, sizeof(*hdr));
-		if (len)
-			memcpy(buf, h + 1, len);
-		rstash_pop(&w->rstash);
-		return len;
+		ret = recv_copy_out(&w->rstash.head->hdr, hdr, buf, cap);
+		if (ret >= 0)
+			rstash_pop(&w->rstash);
+		return ret;
 	}
 	ret = rq_next(w, &h);
 	if (ret) {
@@ -418,13 +427,10 @@ int percs_recv(struct percs_window *w, struct percs_pkt_hdr *hdr, void *buf,
 			percs_recv_credit(w);
 		return ret;
 	}
-	len = h->length;
-	if (len > cap)
-		return -EMSGSIZE;
-	if (hdr)
-		memcpy(hdr, h, sizeof(*hdr));
-	if (len)
-		memcpy(buf, h + 1, len);
+	ret = recv_copy_out(h, hdr, buf, cap);
+	if (ret < 0)
+		return ret;
+	len = (uint16_t)ret;
 	percs_recv_consume(w);
 
 	/*

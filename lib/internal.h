@@ -26,6 +26,16 @@
 #define lp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define lp_smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
 
+/* One round of a spin-wait: lets a sibling hyperthread run, rereads memory. */
+static inline void lp_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause" : : : "memory");
+#else
+	__asm__ __volatile__("" : : : "memory");
+#endif
+}
+
 /* Units (128 B) a packet with @len payload bytes occupies in a FIFO. */
 static inline uint32_t lp_pkt_units(size_t len)
 {

@@ -29,15 +29,6 @@
 #define LP_AMO_TRIES	64	/* full send FIFO: retries without progress */
 #define LP_AMO_LOST_MS	5000	/* default of struct lp_amo.lost_ms */
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#else
-	__asm__ __volatile__("" ::: "memory");
-#endif
-}
-
 static uint64_t width_mask(unsigned int width)
 {
 	return width >= 8 ? ~(uint64_t)0 : ((uint64_t)1 << (width * 8)) - 1;
@@ -254,7 +245,7 @@ static int amo_wait(struct percs_window *w, enum amo_until u, unsigned int i)
 			return ret;
 		for (unsigned int n = 0;
 		     n < LP_AMO_SPINS && !lp_cq_ring_pending(w); n++)
-			cpu_relax();
+			lp_cpu_relax();
 		if (lp_cq_ring_pending(w)) {
 			us = LP_AMO_SLEEP_MIN_US;
 			continue;
@@ -295,7 +286,7 @@ static int amo_post(struct percs_window *w, const struct percs_atomic_wr *wr)
 		if (ret)
 			return ret;
 		for (unsigned int n = 0; n < LP_AMO_SPINS; n++)
-			cpu_relax();
+			lp_cpu_relax();
 	}
 }
 
