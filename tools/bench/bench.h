@@ -102,6 +102,9 @@ struct limits {
 	double memcpy_stream_bps;	/* 2 KiB chunks through 8 MiB */
 	double memcpy_cache_bps;	/* 2 KiB chunks through 64 KiB */
 	double movsb_cache_bps;		/* the same with rep movsb */
+	double handoff_proc_ns;		/* wake a process on this CPU and
+					 * switch to it (pipe); -1 failed */
+	double handoff_thread_ns;	/* the same between threads */
 	double cl_disturbed;		/* fraction of cache-line half round
 					 * trips above 100 us: a vCPU was not
 					 * running (busy host) */

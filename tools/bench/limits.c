@@ -21,15 +21,22 @@
  *    FIFO data path copies between two 64 KiB rings
  *  - rep movsb through 64 KiB: how fast the copy instruction the kernel's
  *    memcpy() uses runs here (a diagnostic for TCG, not a limit)
+ *  - hand-off: a byte through a pipe wakes a peer process on the same CPU,
+ *    which echoes it; half the round trip is one wake-up and one context
+ *    switch, what every rank a collective waits for costs when there are
+ *    more processes than CPUs (percs-bench coll); the same between two
+ *    threads (no page-table switch) as a diagnostic
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -229,6 +236,78 @@ static int op_fdatasync(void *ctx)
 	return fdatasync(*(int *)ctx);
 }
 
+/* Two pipes between the measuring side and its echo on the same CPU. */
+struct handoff {
+	int ping[2], pong[2];
+};
+
+static void *handoff_echo(void *arg)
+{
+	struct handoff *h = arg;
+	char c;
+
+	while (read(h->ping[0], &c, 1) == 1)
+		if (write(h->pong[1], &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+static int op_handoff(void *ctx)
+{
+	struct handoff *h = ctx;
+	char c = 0;
+
+	return write(h->ping[1], &c, 1) == 1 && read(h->pong[0], &c, 1) == 1 ?
+	       0 : -1;
+}
+
+/*
+ * One hand-off between two processes (@threads: two threads of this one)
+ * on the caller's CPU: half a pipe round trip.  The echo inherits the
+ * caller's CPU mask (pinned to one CPU by run_limits()).  Return: the
+ * median in ns, or -1.
+ */
+static double limit_handoff(bool threads, unsigned int round_trips)
+{
+	struct handoff h = { { -1, -1 }, { -1, -1 } };
+	double ns = -1;
+	pthread_t th;
+	pid_t pid = -1;
+
+	if (pipe2(h.ping, O_CLOEXEC) || pipe2(h.pong, O_CLOEXEC))
+		goto out;
+	if (threads) {
+		if (pthread_create(&th, NULL, handoff_echo, &h))
+			goto out;
+	} else {
+		pid = fork();
+		if (pid < 0)
+			goto out;
+		if (pid == 0) {
+			close(h.ping[1]);	/* the parent's close ends it */
+			handoff_echo(&h);
+			_exit(0);
+		}
+	}
+	ns = per_call_ns(round_trips, op_handoff, &h);
+	if (ns > 0)
+		ns /= 2;
+	close(h.ping[1]);
+	h.ping[1] = -1;
+	if (threads)
+		pthread_join(th, NULL);
+	else
+		waitpid(pid, NULL, 0);
+out:
+	for (int i = 0; i < 2; i++) {
+		if (h.ping[i] >= 0)
+			close(h.ping[i]);
+		if (h.pong[i] >= 0)
+			close(h.pong[i]);
+	}
+	return ns;
+}
+
 typedef void *(*copy_fn)(void *, const void *, size_t);
 
 /* Read after the copies so that they cannot be optimised away. */
@@ -371,6 +450,10 @@ int run_limits(const struct bench_cfg *cfg, struct limits *lim)
 	lim->fdatasync_ns = per_call_ns(calls, op_fdatasync, &fd);
 	percs_window_release(w);
 	percs_hfi_close(hfi);
+
+	progress("limits: hand-off between processes, threads");
+	lim->handoff_proc_ns = limit_handoff(false, cfg->quick ? 512 : 2048);
+	lim->handoff_thread_ns = limit_handoff(true, cfg->quick ? 512 : 2048);
 
 	progress("limits: memcpy");
 	lim->memcpy_stream_bps = copy_bw(8u << 20, memcpy, secs);

@@ -140,6 +140,14 @@ void print_limits(FILE *f, const struct limits *lim)
 		fprintf(f, "  %-44s %12s  (the kernel's memcpy; diagnostic)\n",
 			"rep movsb 2 KiB chunks, 64 KiB",
 			fmt_bps(a, sizeof(a), lim->movsb_cache_bps));
+	if (lim->handoff_proc_ns > 0)
+		fprintf(f, "  %-44s %12s  (wake-up + switch: per rank, ranks > CPUs)\n",
+			"hand-off to a process on the same CPU",
+			fmt_ns(a, sizeof(a), lim->handoff_proc_ns));
+	if (lim->handoff_thread_ns > 0)
+		fprintf(f, "  %-44s %12s  (no page-table switch; diagnostic)\n",
+			"hand-off to a thread on the same CPU",
+			fmt_ns(a, sizeof(a), lim->handoff_thread_ns));
 	noise_note(f, lim);
 }
 
@@ -693,6 +701,10 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 			jnum(f, lim->movsb_cache_bps);
 		else
 			fputs("null", f);
+		fputs(",\n    \"handoff_process_ns\": ", f);
+		jnum(f, lim->handoff_proc_ns > 0 ? lim->handoff_proc_ns : NAN);
+		fputs(",\n    \"handoff_thread_ns\": ", f);
+		jnum(f, lim->handoff_thread_ns > 0 ? lim->handoff_thread_ns : NAN);
 		fputs(",\n    \"cacheline_disturbed_fraction\": ", f);
 		jnum(f, lim->cl_disturbed);
 		fputs(",\n    \"cacheline_half_rtt_end\": ", f);
