@@ -14,16 +14,17 @@
  *
  * Then, for each size (8 B .. 64 KiB) and for the barrier, a "set": the
  * methods (CAU, binomial, recursive doubling, Rabenseifner; the barrier:
- * CAU, dissemination, recursive doubling, binomial) are interleaved
- * iteration by iteration, the first method rotating, so that they share
- * the host's conditions.  Each timed collective follows a separator
- * barrier on the shared page (not timed, the same for every method, see
- * separator()); rank 0 times the collective from its call to the end of
- * the wait.  A warm-up of a few iterations sizes the set: rank 0 computes
- * the number of iterations that fills the set's time budget and passes it
- * on through the shared page.  The figure is the median at rank 0.  The
- * ranks are pinned round-robin to the allowed CPUs (--cpus: the first N
- * of them).
+ * CAU, dissemination, recursive doubling, binomial; and in both the "shm
+ * limit", the same collective on the shared page, see shm_op()) are
+ * interleaved iteration by iteration, the first method rotating, so that
+ * they share the host's conditions.  Each timed collective follows a
+ * separator barrier on the shared page (not timed, the same for every
+ * method, see separator()); rank 0 times the collective from its call to
+ * the end of the wait.  A warm-up of a few iterations sizes the set:
+ * rank 0 computes the number of iterations that fills the set's time
+ * budget and passes it on through the shared page.  The figure is the
+ * median at rank 0.  The ranks are pinned round-robin to the allowed CPUs
+ * (--cpus: the first N of them).
  *
  * Every result is checked at every rank: allreduce is the 64-bit unsigned
  * SUM of values known in advance (different for each rank, element,
@@ -34,7 +35,9 @@
  *
  * Targets: for 8 and 16 processes, the 8-byte allreduce and the barrier
  * over the CAU at least 2 x faster than the best software algorithm of
- * the same set (reported, not asserted).
+ * the same set (reported, not asserted).  Each is printed with its
+ * ceiling, best software / shm limit: the ratio a CAU that cost no more
+ * than the limit would reach in this run.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,23 +61,30 @@
 
 #define COLL_MAX_N	16
 #define COLL_MAX_SETS	(COLL_MAX_SIZES + 1)
-#define COLL_NM		4	/* methods per set */
+#define COLL_NM		5	/* methods per set */
 #define COLL_SW_CTX	0x00c0	/* the software group's context */
 #define COLL_WAIT_MS	20	/* percs_coll_wait() slices between checks */
 #define COLL_TARGET	2.0	/* best software / CAU, at least */
 #define COLL_SEP_SPINS_LONG	20000	/* separator: checks before sleeping */
 #define COLL_SEP_SPINS_SHORT	200
 
-enum coll_method { CM_CAU, CM_BINOMIAL, CM_RECDBL, CM_RABEN, CM_DISSEM };
+/*
+ * CM_SHM is not a network collective but the VM's limit: the same
+ * collective among the same processes on the shared page (see shm_op()).
+ */
+enum coll_method {
+	CM_CAU, CM_BINOMIAL, CM_RECDBL, CM_RABEN, CM_DISSEM, CM_SHM,
+};
 
 static const char *const cm_name[] = {
 	[CM_CAU] = "CAU", [CM_BINOMIAL] = "binomial", [CM_RECDBL] = "rec-dbl",
 	[CM_RABEN] = "Rabenseifner", [CM_DISSEM] = "dissemination",
+	[CM_SHM] = "shm limit",
 };
 static const char *const cm_json[] = {
 	[CM_CAU] = "cau", [CM_BINOMIAL] = "binomial",
 	[CM_RECDBL] = "recursive_doubling", [CM_RABEN] = "rabenseifner",
-	[CM_DISSEM] = "dissemination",
+	[CM_DISSEM] = "dissemination", [CM_SHM] = "shared_memory",
 };
 static const unsigned int cm_algo[] = {
 	[CM_CAU] = 0, [CM_BINOMIAL] = PERCS_SW_BINOMIAL,
@@ -83,11 +93,33 @@ static const unsigned int cm_algo[] = {
 };
 /* The methods of a set, in slot order. */
 static const enum coll_method ar_methods[COLL_NM] = {
-	CM_CAU, CM_BINOMIAL, CM_RECDBL, CM_RABEN,
+	CM_CAU, CM_BINOMIAL, CM_RECDBL, CM_RABEN, CM_SHM,
 };
 static const enum coll_method bar_methods[COLL_NM] = {
-	CM_CAU, CM_DISSEM, CM_RECDBL, CM_BINOMIAL,
+	CM_CAU, CM_DISSEM, CM_RECDBL, CM_BINOMIAL, CM_SHM,
 };
+
+/* The candidates for "best software": neither the CAU nor the limit. */
+static bool is_software(enum coll_method m)
+{
+	return m != CM_CAU && m != CM_SHM;
+}
+
+static const enum coll_method *set_methods(bool barrier)
+{
+	return barrier ? bar_methods : ar_methods;
+}
+
+/* @m's slot in a set of that kind, -1 if it has none. */
+static int method_slot(bool barrier, enum coll_method m)
+{
+	const enum coll_method *ms = set_methods(barrier);
+
+	for (int k = 0; k < COLL_NM; k++)
+		if (ms[k] == m)
+			return k;
+	return -1;
+}
 
 static const unsigned int def_procs[] = { 2, 4, 8, 16 };
 static const unsigned int def_sizes[] = {
@@ -108,6 +140,8 @@ struct coll_set {
 	double csw[COLL_NM];		/* context switches per rank per op */
 	int best;			/* best software slot, -1 none */
 	double ratio;			/* best software / CAU, 0 n/a */
+	double cau_shm;			/* CAU / shm limit, 0 n/a */
+	double ceiling;			/* best software / shm, 0 n/a */
 	double secs;			/* the set's wall time */
 };
 
@@ -137,6 +171,7 @@ struct coll_target {
 	bool avail;
 	char why[96];
 	double cau_ns, sw_ns, ratio;
+	double shm_ns, ceiling;		/* 0: no shm limit measured */
 	int best;			/* enum coll_method */
 	bool pass;
 };
@@ -155,7 +190,14 @@ static struct {
 	unsigned int ntgt;
 } cr;
 
-/* The page the N processes of a run share (MAP_SHARED anonymous). */
+/* The counters of a barrier on the shared page (see shm_barrier()). */
+struct shm_barrier_ctr {
+	_Alignas(64) uint32_t count;	/* ranks arrived */
+	_Alignas(64) uint32_t gen;	/* barriers completed (a futex) */
+	uint32_t sleepers;		/* ranks asleep on gen */
+};
+
+/* The pages the N processes of a run share (MAP_SHARED anonymous). */
 struct coll_shm {
 	_Alignas(64) int tree_state;	/* 0 not yet, 1 created, -errno */
 	uint32_t tree_id;
@@ -166,15 +208,19 @@ struct coll_shm {
 	_Alignas(64) int abort;		/* a rank failed: everyone stops */
 	int err;
 	char errmsg[192];
-	_Alignas(64) uint32_t sep_count;	/* ranks in the separator */
-	_Alignas(64) uint32_t sep_gen;	/* separators completed (a futex) */
-	uint32_t sep_sleepers;		/* ranks asleep on it */
+	struct shm_barrier_ctr sep;	/* the separator */
+	struct shm_barrier_ctr lim;	/* the shm limit's barrier */
 	_Alignas(64) uint64_t arrivals;	/* timed barrier entries, all ranks */
 	_Alignas(64) int done;		/* ranks finished */
 	_Alignas(64) uint32_t wrong[COLL_MAX_SETS][COLL_NM];
 	uint64_t csw[COLL_MAX_SETS][COLL_NM];	/* measured iterations, all ranks */
 	int wrong_claim;
 	char wrong_msg[192];
+	/*
+	 * The shm limit's allreduce sums into lim_acc[op % 2]; the other one
+	 * is zeroed in the barrier of op (see shm_op()).
+	 */
+	_Alignas(64) uint64_t lim_acc[2][COLL_MAX_BYTES / 8];
 };
 
 struct rank_ctx {
@@ -188,6 +234,8 @@ struct rank_ctx {
 	struct percs_sw_group *grp;
 	uint64_t *sbuf, *rbuf;
 	uint64_t barriers;		/* timed barriers this rank made */
+	uint64_t shm_ops;		/* shm limit allreduces made */
+	size_t shm_prev_count;		/* elements of the last one */
 	unsigned int sep_spins;		/* before sleeping in the separator */
 	pid_t parent;
 	pid_t kids[COLL_MAX_N];		/* rank 0: the children (0: reaped) */
@@ -330,31 +378,31 @@ static long futex(uint32_t *uaddr, int op, uint32_t val,
 }
 
 /*
- * The untimed barrier before every timed collective: on the shared page,
- * not through the HFI, so that it is the same for every method and does
- * not leave some ranks asleep in the library's ppoll(2) for the others
- * to time their wake-up.  The last rank to arrive bumps the generation
- * and wakes the sleepers; the others spin on it for a while (long when
- * every rank has a CPU, briefly otherwise), then sleep on it (futex), so
- * that the ranks already released do not take CPU time from the
- * collective that follows.
+ * A barrier of the N ranks on the shared page, with the counters @b.  The
+ * last rank to arrive zeroes @clear_words words at @clear (every rank is
+ * past its previous use of them), bumps the generation and wakes the
+ * sleepers; the others spin on it for a while (long when every rank has
+ * a CPU, briefly otherwise), then sleep on it (futex), so that the ranks
+ * already released do not take CPU time from those still on their way.
  */
-static int separator(struct rank_ctx *c)
+static int shm_barrier(struct rank_ctx *c, struct shm_barrier_ctr *b,
+		       uint64_t *clear, size_t clear_words, const char *what)
 {
-	struct coll_shm *s = c->shm;
-	uint32_t gen = __atomic_load_n(&s->sep_gen, __ATOMIC_ACQUIRE);
+	uint32_t gen = __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE);
 	struct timespec slice = { .tv_nsec = COLL_WAIT_MS * 1000000L };
 	uint64_t start;
 
-	if (__atomic_add_fetch(&s->sep_count, 1, __ATOMIC_ACQ_REL) == c->n) {
-		__atomic_store_n(&s->sep_count, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&s->sep_gen, gen + 1, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&s->sep_sleepers, __ATOMIC_SEQ_CST))
-			futex(&s->sep_gen, FUTEX_WAKE, INT_MAX, NULL);
+	if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == c->n) {
+		if (clear_words)
+			memset(clear, 0, clear_words * sizeof(*clear));
+		__atomic_store_n(&b->count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&b->gen, gen + 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&b->sleepers, __ATOMIC_SEQ_CST))
+			futex(&b->gen, FUTEX_WAKE, INT_MAX, NULL);
 		return 0;
 	}
 	for (unsigned int i = 0; i < c->sep_spins; i++) {
-		if (__atomic_load_n(&s->sep_gen, __ATOMIC_ACQUIRE) != gen)
+		if (__atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) != gen)
 			return 0;
 		cpu_pause();
 	}
@@ -362,18 +410,62 @@ static int separator(struct rank_ctx *c)
 	for (;;) {
 		int ret;
 
-		__atomic_add_fetch(&s->sep_sleepers, 1, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&s->sep_gen, __ATOMIC_SEQ_CST) == gen)
-			futex(&s->sep_gen, FUTEX_WAIT, gen, &slice);
-		__atomic_sub_fetch(&s->sep_sleepers, 1, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&s->sep_gen, __ATOMIC_ACQUIRE) != gen)
+		__atomic_add_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&b->gen, __ATOMIC_SEQ_CST) == gen)
+			futex(&b->gen, FUTEX_WAIT, gen, &slice);
+		__atomic_sub_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) != gen)
 			return 0;
 		ret = alive(c);
 		if (ret)
 			return ret;
 		if (now_ns() - start > c->cfg->timeout_s * 1e9)
-			return rank_fail(c, -ETIMEDOUT, "separator barrier");
+			return rank_fail(c, -ETIMEDOUT, "%s", what);
 	}
+}
+
+/*
+ * The untimed barrier before every timed collective: on the shared page,
+ * not through the HFI, so that it is the same for every method and does
+ * not leave some ranks asleep in the library's ppoll(2) for the others
+ * to time their wake-up.
+ */
+static int separator(struct rank_ctx *c)
+{
+	return shm_barrier(c, &c->shm->sep, NULL, 0, "separator barrier");
+}
+
+/*
+ * The shm limit: the collective among the same processes on the same
+ * CPUs, but on the shared page, with no network and no library in the
+ * way: what it costs at least for N processes to meet here (with more
+ * ranks than CPUs, mostly their hand-offs).  Barrier: shm_barrier() with
+ * counters of its own.  Allreduce: every rank adds its elements into a
+ * shared accumulator, meets the others and copies the sum out.  The two
+ * accumulators alternate, so that the last rank into operation k's
+ * barrier can zero the one operation k + 1 sums into: every rank has read
+ * operation k - 1's sum from it by then.
+ */
+static int shm_op(struct rank_ctx *c, bool barrier, size_t count)
+{
+	struct coll_shm *s = c->shm;
+	uint64_t *acc = s->lim_acc[c->shm_ops & 1];
+	uint64_t *next = s->lim_acc[(c->shm_ops + 1) & 1];
+	int ret;
+
+	if (barrier)
+		return shm_barrier(c, &s->lim, NULL, 0, "shm limit barrier");
+	for (size_t j = 0; j < count; j++)
+		__atomic_fetch_add(&acc[j], c->sbuf[j], __ATOMIC_RELAXED);
+	/* the barrier orders the adds before the reads */
+	ret = shm_barrier(c, &s->lim, next, c->shm_prev_count,
+			  "shm limit allreduce");
+	if (ret)
+		return ret;
+	memcpy(c->rbuf, acc, count * sizeof(*acc));
+	c->shm_ops++;
+	c->shm_prev_count = count;
+	return 0;
 }
 
 /*
@@ -432,7 +524,7 @@ static int set_iter(struct rank_ctx *c, unsigned int si,
 		    const struct coll_set *set, unsigned int iter,
 		    uint64_t ns[COLL_NM])
 {
-	const enum coll_method *ms = set->barrier ? bar_methods : ar_methods;
+	const enum coll_method *ms = set_methods(set->barrier);
 	size_t count = set->bytes / 8;
 
 	for (unsigned int k = 0; k < COLL_NM; k++) {
@@ -460,9 +552,13 @@ static int set_iter(struct rank_ctx *c, unsigned int si,
 		if (measured)
 			cs0 = ctx_switches();
 		t0 = now_ns();
-		ret = start_op(c, m, set->barrier, count, &req);
-		if (!ret)
-			ret = req_wait(c, req);
+		if (m == CM_SHM) {
+			ret = shm_op(c, set->barrier, count);
+		} else {
+			ret = start_op(c, m, set->barrier, count, &req);
+			if (!ret)
+				ret = req_wait(c, req);
+		}
 		t1 = now_ns();
 		if (measured)
 			__atomic_fetch_add(&c->shm->csw[si][slot],
@@ -571,9 +667,10 @@ static int run_set(struct rank_ctx *c, unsigned int si, struct coll_set *set)
 				 "barrier" : "allreduce", i, iters);
 	}
 	if (!c->rank) {
+		const enum coll_method *ms = set_methods(set->barrier);
+
 		for (unsigned int k = 0; k < COLL_NM; k++) {
-			/* slot 0 is the CAU in both kinds of set */
-			set->has[k] = iters > 0 && (k || c->tree);
+			set->has[k] = iters > 0 && (ms[k] != CM_CAU || c->tree);
 			stats_from_samples(c->samples[k], set->has[k] ? iters : 0,
 					   1.0, &set->st[k]);
 		}
@@ -893,20 +990,39 @@ out:
 	run->secs = (double)(now_ns() - start) / 1e9;
 }
 
+/* The median of @m in @s, 0 if it was not measured. */
+static double method_median(const struct coll_set *s, enum coll_method m)
+{
+	int k = method_slot(s->barrier, m);
+
+	return k >= 0 && s->has[k] && s->st[k].iters ? s->st[k].median_ns : 0;
+}
+
+/* The best software algorithm, and the ratios of the medians. */
 static void set_ratio(struct coll_set *s)
 {
+	const enum coll_method *ms = set_methods(s->barrier);
+	double cau = method_median(s, CM_CAU);
+	double shm = method_median(s, CM_SHM);
 	double best = 0;
 
 	s->best = -1;
-	s->ratio = 0;
-	for (unsigned int k = 1; k < COLL_NM; k++)
-		if (s->has[k] && s->st[k].iters &&
-		    (s->best < 0 || s->st[k].median_ns < best)) {
-			best = s->st[k].median_ns;
-			s->best = (int)k;
+	s->ratio = s->cau_shm = s->ceiling = 0;
+	for (int k = 0; k < COLL_NM; k++) {
+		double t = method_median(s, ms[k]);
+
+		if (is_software(ms[k]) && t > 0 && (s->best < 0 || t < best)) {
+			best = t;
+			s->best = k;
 		}
-	if (s->best >= 0 && s->has[0] && s->st[0].median_ns > 0)
-		s->ratio = best / s->st[0].median_ns;
+	}
+	if (best > 0 && cau > 0)
+		s->ratio = best / cau;
+	if (cau > 0 && shm > 0)
+		s->cau_shm = cau / shm;
+	/* the best sw/CAU ratio a CAU as fast as the limit could reach */
+	if (best > 0 && shm > 0)
+		s->ceiling = best / shm;
 }
 
 static const struct coll_run *find_run(unsigned int n)
@@ -957,15 +1073,16 @@ static void make_targets(void)
 					 run->err ? "the run failed" :
 					 !run->tree ? "no CAU tree" : "not measured");
 			else {
-				const enum coll_method *ms = b ? bar_methods :
-							     ar_methods;
+				const enum coll_method *ms = set_methods(b);
 
 				t->avail = true;
-				t->cau_ns = s->st[0].median_ns;
+				t->cau_ns = method_median(s, CM_CAU);
 				t->sw_ns = s->st[s->best].median_ns;
 				t->best = ms[s->best];
 				t->ratio = s->ratio;
 				t->pass = t->ratio >= COLL_TARGET;
+				t->shm_ns = method_median(s, CM_SHM);
+				t->ceiling = s->ceiling;
 			}
 		}
 	}
@@ -1092,11 +1209,43 @@ static void print_hubs(FILE *f, const struct bench_cfg *cfg,
 	fprintf(f, "; %.1f s\n", run->secs);
 }
 
+/* Two or three significant digits, "-" for 0 (n/a). */
+static const char *fmt_ratio(char *b, size_t n, double r)
+{
+	if (!(r > 0))
+		snprintf(b, n, "-");
+	else if (r < 10)
+		snprintf(b, n, "%.2f", r);
+	else if (r < 100)
+		snprintf(b, n, "%.1f", r);
+	else
+		snprintf(b, n, "%.0f", r);
+	return b;
+}
+
+/*
+ * The head of a table with a column per method (13 wide: "dissemination"),
+ * and for the latency tables the ratios and iterations.
+ */
+static void print_table_head(FILE *f, const char *title, bool barrier,
+			     bool latency)
+{
+	const enum coll_method *ms = set_methods(barrier);
+
+	fprintf(f, "%s\n  %3s %9s", title, "N", barrier ? "" : "size");
+	for (unsigned int k = 0; k < COLL_NM; k++)
+		fprintf(f, " %13s", cm_name[ms[k]]);
+	if (latency)
+		fprintf(f, "  %-19s %7s %7s %5s", "sw/CAU (best)", "CAU/shm",
+			"ceiling", "iters");
+	fputc('\n', f);
+}
+
 static void print_set_row(FILE *f, const struct coll_run *run,
 			  const struct coll_set *s)
 {
-	const enum coll_method *ms = s->barrier ? bar_methods : ar_methods;
-	char b[32], r[48];
+	const enum coll_method *ms = set_methods(s->barrier);
+	char b[32], r[48], cs[16], ce[16];
 
 	if (s->barrier)
 		fprintf(f, "  %3u %9s", run->n, "");
@@ -1108,16 +1257,18 @@ static void print_set_row(FILE *f, const struct coll_run *run,
 	}
 	for (unsigned int k = 0; k < COLL_NM; k++) {
 		if (s->wrong[k])
-			fprintf(f, " %12s", "WRONG");
+			fprintf(f, " %13s", "WRONG");
 		else
-			fprintf(f, " %12s", s->has[k] ?
+			fprintf(f, " %13s", s->has[k] ?
 				fmt_t(b, sizeof(b), s->st[k].median_ns) : "-");
 	}
 	if (s->ratio > 0)
 		snprintf(r, sizeof(r), "%.2f %s", s->ratio, cm_name[ms[s->best]]);
 	else
 		snprintf(r, sizeof(r), "-");
-	fprintf(f, "   %-22s %5u\n", r, s->iters);
+	fprintf(f, "  %-19s %7s %7s %5u\n", r,
+		fmt_ratio(cs, sizeof(cs), s->cau_shm),
+		fmt_ratio(ce, sizeof(ce), s->ceiling), s->iters);
 }
 
 /* A row of context switches per rank per collective. */
@@ -1134,9 +1285,9 @@ static void print_csw_row(FILE *f, const struct coll_run *run,
 		fprintf(f, "  %3u %9s", run->n, fmt_bytes(b, sizeof(b), s->bytes));
 	for (unsigned int k = 0; k < COLL_NM; k++) {
 		if (isfinite(s->csw[k]))
-			fprintf(f, " %12.2f", s->csw[k]);
+			fprintf(f, " %13.2f", s->csw[k]);
 		else
-			fprintf(f, " %12s", "-");
+			fprintf(f, " %13s", "-");
 	}
 	fputc('\n', f);
 }
@@ -1156,6 +1307,14 @@ static void print_target_line(FILE *f, const struct coll_target *t)
 		t->barrier ? "barrier" : "allreduce 8 B", COLL_TARGET,
 		fmt_t(a, sizeof(a), t->cau_ns), cm_name[t->best],
 		fmt_t(b, sizeof(b), t->sw_ns), t->ratio, COLL_TARGET);
+	if (!(t->ceiling > 0)) {
+		fprintf(f, "         shm limit not measured: no ceiling\n");
+		return;
+	}
+	/* what sw/CAU would be if the CAU cost no more than the limit */
+	fprintf(f, "         shm limit %s: ceiling (best software / shm limit) %.2f: "
+		"the target needs %.0f\n", fmt_t(a, sizeof(a), t->shm_ns),
+		t->ceiling, COLL_TARGET);
 }
 
 /** coll_print_targets() - the issue-7 targets, as print_summary() does */
@@ -1184,6 +1343,11 @@ void print_coll(FILE *f, const struct bench_cfg *cfg)
 		"separator barrier (shared memory); the methods of a row are interleaved\n"
 		"iteration by iteration.  Allreduce: 64-bit unsigned SUM, checked exactly\n"
 		"at every rank; sw/CAU: the best software algorithm's median / the CAU's.\n"
+		"shm limit: the same collective among the same processes on a shared page\n"
+		"(atomic adds into a shared sum, a barrier of atomics and a futex): what\n"
+		"they cost at least to meet on these CPUs.  CAU/shm: the CAU's median / the\n"
+		"limit's; ceiling: best software / shm limit, the highest sw/CAU a CAU that\n"
+		"cost exactly the limit could reach.\n"
 		"Ranks pinned round-robin to %u CPU%s (%d online).\n",
 		PERCS_CAU_DEF_FANOUT, rank_cpus(), rank_cpus() == 1 ? "" : "s",
 		cfg->ncpus);
@@ -1205,20 +1369,14 @@ void print_coll(FILE *f, const struct bench_cfg *cfg)
 		bar += run->checked_bar;
 	}
 	if (any_ar) {
-		fprintf(f, "Allreduce\n  %3s %9s %12s %12s %12s %12s   %-22s %5s\n",
-			"N", "size", cm_name[ar_methods[0]], cm_name[ar_methods[1]],
-			cm_name[ar_methods[2]], cm_name[ar_methods[3]],
-			"sw/CAU (best)", "iters");
+		print_table_head(f, "Allreduce", false, true);
 		for (unsigned int i = 0; i < cr.nruns; i++)
 			for (unsigned int si = 0; si < cr.run[i].nsets; si++)
 				if (!cr.run[i].skipped && !cr.run[i].set[si].barrier)
 					print_set_row(f, &cr.run[i], &cr.run[i].set[si]);
 	}
 	if (any_bar) {
-		fprintf(f, "Barrier\n  %3s %9s %12s %12s %12s %12s   %-22s %5s\n",
-			"N", "", cm_name[bar_methods[0]], cm_name[bar_methods[1]],
-			cm_name[bar_methods[2]], cm_name[bar_methods[3]],
-			"sw/CAU (best)", "iters");
+		print_table_head(f, "Barrier", true, true);
 		for (unsigned int i = 0; i < cr.nruns; i++)
 			for (unsigned int si = 0; si < cr.run[i].nsets; si++)
 				if (!cr.run[i].skipped && cr.run[i].set[si].barrier)
@@ -1229,8 +1387,9 @@ void print_coll(FILE *f, const struct bench_cfg *cfg)
 		 * With more ranks than CPUs a collective costs about what its
 		 * context switches cost (Documentation/benchmarks.rst).
 		 */
-		fprintf(f, "Context switches per rank per collective (getrusage, measured iterations;\n"
-			"allreduce columns as above, barrier: CAU, dissemination, rec-dbl, binomial)\n");
+		print_table_head(f, "Context switches per rank per collective (getrusage, "
+				 "measured iterations;\nbarrier rows: CAU, dissemination, "
+				 "rec-dbl, binomial, shm limit)", false, false);
 		for (unsigned int i = 0; i < cr.nruns; i++)
 			for (unsigned int si = 0; !cr.run[i].skipped &&
 			     si < cr.run[i].nsets; si++)
@@ -1294,7 +1453,7 @@ static void jstats(FILE *f, const struct lat_stats *s)
 
 static void json_set(FILE *f, const struct coll_set *s)
 {
-	const enum coll_method *ms = s->barrier ? bar_methods : ar_methods;
+	const enum coll_method *ms = set_methods(s->barrier);
 
 	if (!s->barrier)
 		fprintf(f, "{\"bytes\": %u, ", s->bytes);
@@ -1316,6 +1475,10 @@ static void json_set(FILE *f, const struct coll_set *s)
 		fputs("null", f);
 	fputs(", \"ratio_best_software_cau\": ", f);
 	jnum(f, s->ratio > 0 ? s->ratio : NAN);
+	fputs(", \"ratio_cau_shared_memory\": ", f);
+	jnum(f, s->cau_shm > 0 ? s->cau_shm : NAN);
+	fputs(", \"ceiling_ratio\": ", f);
+	jnum(f, s->ceiling > 0 ? s->ceiling : NAN);
 	fputs(", \"wrong\": {", f);
 	for (unsigned int k = 0; k < COLL_NM; k++)
 		fprintf(f, "%s\"%s\": %u", k ? ", " : "", cm_json[ms[k]],
@@ -1435,6 +1598,10 @@ void coll_json(FILE *f, const struct bench_cfg *cfg)
 		jnum(f, t->avail ? t->sw_ns : NAN);
 		fputs(", \"ratio\": ", f);
 		jnum(f, t->avail ? t->ratio : NAN);
+		fputs(", \"shared_memory_ns\": ", f);
+		jnum(f, t->avail && t->shm_ns > 0 ? t->shm_ns : NAN);
+		fputs(", \"ceiling_ratio\": ", f);
+		jnum(f, t->avail && t->ceiling > 0 ? t->ceiling : NAN);
 		fprintf(f, ", \"result\": \"%s\", \"reason\": ",
 			!t->avail ? "n/a" : t->pass ? "pass" : "fail");
 		if (t->avail)
@@ -1458,6 +1625,48 @@ static void gp_str(FILE *f, const char *s)
 		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
 	}
 	fputc('\'', f);
+}
+
+/* A point of the plot: the x value and the set measured there. */
+struct plot_pt {
+	unsigned int x;
+	const struct coll_set *set;
+};
+
+/*
+ * The "plot" command of a panel: a line per method of the sets at @pts
+ * (all of one kind), each a data block of @d; the same line type for a
+ * method in every panel, the shm limit dashed.
+ */
+static void plot_methods(FILE *g, FILE *d, const char *dat, unsigned int *block,
+			 bool barrier, const struct plot_pt *pts,
+			 unsigned int npts)
+{
+	const enum coll_method *ms = set_methods(barrier);
+	unsigned int plotted = 0;
+
+	for (unsigned int k = 0; k < COLL_NM; k++) {
+		unsigned int n = 0;
+
+		for (unsigned int i = 0; i < npts; i++) {
+			const struct coll_set *s = pts[i].set;
+
+			if (!s->done || !s->has[k] || !(s->st[k].median_ns > 0))
+				continue;
+			fprintf(d, "%u %g\n", pts[i].x,
+				s->st[k].median_ns / 1e3);
+			n++;
+		}
+		if (!n)
+			continue;
+		fputs("\n\n", d);
+		fprintf(g, "%s'%s' index %u using 1:2 with linespoints linetype %u%s title '%s'",
+			plotted ? ", " : "plot ", dat, (*block)++, ms[k] + 1,
+			ms[k] == CM_SHM ? " linecolor 'black' dashtype 2" : "",
+			cm_name[ms[k]]);
+		plotted++;
+	}
+	fputs(plotted ? "\n" : "plot 1 notitle\n", g);
 }
 
 /**
@@ -1508,8 +1717,11 @@ int coll_plot(const struct bench_cfg *cfg, const char *path)
 	}
 	cols = panels <= 2 ? panels : panels <= 4 ? 2 : 3;
 	rows = (panels + cols - 1) / cols;
-	fprintf(g, "set terminal png size %u,%u\nset output ", 560 * cols,
-		420 * rows + 40);
+	/* cairo where there is one: the gd png terminal draws no dashes */
+	fprintf(g, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		"  set terminal pngcairo size %u,%u\n} else {\n"
+		"  set terminal png size %u,%u\n}\nset output ",
+		560 * cols, 420 * rows + 40, 560 * cols, 420 * rows + 40);
 	gp_str(g, path);
 	fprintf(g, "\nset multiplot layout %u,%u title 'percs-bench coll, %s, %d CPUs, %s'\n",
 		rows, cols, cfg->kernel, cfg->ncpus, cfg->date);
@@ -1518,64 +1730,34 @@ int coll_plot(const struct bench_cfg *cfg, const char *path)
 	      "'8K' 8192, '32K' 32768, '64K' 65536)\nset xrange [6:90000]\n", g);
 	for (unsigned int i = 0; i < cr.nruns; i++) {
 		const struct coll_run *r = &cr.run[i];
-		unsigned int plotted = 0;
+		struct plot_pt pts[COLL_MAX_SETS];
+		unsigned int npts = 0;
 
 		if (r->skipped)
 			continue;
 		fprintf(g, "set title 'allreduce (u64 SUM), N = %u'\n"
 			"set xlabel 'bytes'\nset ylabel 'latency at rank 0, median (us)'\n",
 			r->n);
-		for (unsigned int k = 0; k < COLL_NM; k++) {
-			unsigned int pts = 0;
-
-			for (unsigned int si = 0; si < r->nsets; si++) {
-				const struct coll_set *s = &r->set[si];
-
-				if (s->barrier || !s->done || !s->has[k] ||
-				    !(s->st[k].median_ns > 0))
-					continue;
-				fprintf(d, "%u %g\n", s->bytes,
-					s->st[k].median_ns / 1e3);
-				pts++;
-			}
-			if (!pts)
-				continue;
-			fputs("\n\n", d);
-			fprintf(g, "%s'%s' index %u using 1:2 with linespoints title '%s'",
-				plotted ? ", " : "plot ", dat, block++,
-				cm_name[ar_methods[k]]);
-			plotted++;
-		}
-		fputs(plotted ? "\n" : "plot 1 notitle\n", g);
+		for (unsigned int si = 0; si < r->nsets; si++)
+			if (!r->set[si].barrier)
+				pts[npts++] = (struct plot_pt){
+					r->set[si].bytes, &r->set[si] };
+		plot_methods(g, d, dat, &block, false, pts, npts);
 	}
 	if (any_bar) {
-		unsigned int plotted = 0;
+		struct plot_pt pts[COLL_MAX_PROCS];
+		unsigned int npts = 0;
 
 		fputs("set title 'barrier'\nset xlabel 'processes (N)'\n"
 		      "set xtics (2, 4, 8, 16)\nset xrange [1.7:19]\n", g);
-		for (unsigned int k = 0; k < COLL_NM; k++) {
-			unsigned int pts = 0;
+		for (unsigned int i = 0; i < cr.nruns; i++) {
+			const struct coll_run *r = &cr.run[i];
+			const struct coll_set *s = find_set(r, true, 0);
 
-			for (unsigned int i = 0; i < cr.nruns; i++) {
-				const struct coll_set *s =
-					find_set(&cr.run[i], true, 0);
-
-				if (cr.run[i].skipped || !s || !s->done ||
-				    !s->has[k] || !(s->st[k].median_ns > 0))
-					continue;
-				fprintf(d, "%u %g\n", cr.run[i].n,
-					s->st[k].median_ns / 1e3);
-				pts++;
-			}
-			if (!pts)
-				continue;
-			fputs("\n\n", d);
-			fprintf(g, "%s'%s' index %u using 1:2 with linespoints title '%s'",
-				plotted ? ", " : "plot ", dat, block++,
-				cm_name[bar_methods[k]]);
-			plotted++;
+			if (!r->skipped && s)
+				pts[npts++] = (struct plot_pt){ r->n, s };
 		}
-		fputs(plotted ? "\n" : "plot 1 notitle\n", g);
+		plot_methods(g, d, dat, &block, true, pts, npts);
 	}
 	fputs("unset multiplot\n", g);
 out:
