@@ -6,6 +6,7 @@
  *   percs-bench [OPTIONS] [all|limits|engine|lat|bw|rdma|atomic|coll]
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -237,9 +238,11 @@ static unsigned long parse_ulong(const char *opt, const char *s,
 	unsigned long v;
 	char *end;
 
+	/* strtoul() skips blanks and negates: " -18446744073709551615" is 1 */
 	errno = 0;
 	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || v < min || v > max)
+	if (errno || end == s || *end || !isdigit((unsigned char)*s) ||
+	    v < min || v > max)
 		bad_usage("%s: '%s' is not a number in [%lu, %lu]", opt, s, min,
 			  max);
 	return v;
@@ -252,7 +255,8 @@ static double parse_secs(const char *opt, const char *s, double min, double max)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= min && v <= max))
+	if (errno || end == s || *end ||
+	    !(isdigit((unsigned char)*s) || *s == '.') || !(v >= min && v <= max))
 		bad_usage("%s: '%s' is not a number of seconds in [%g, %g]", opt,
 			  s, min, max);
 	return v;
@@ -288,56 +292,120 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/*
+ * A comma-separated list of @max_items distinct numbers in [@min, @max]
+ * into @v; @noun names an item in the messages.  Return: how many.
+ */
+static unsigned int parse_list(const char *opt, const char *noun,
+			       const char *arg, unsigned int *v,
+			       unsigned int max_items, unsigned long min,
+			       unsigned long max)
+{
+	const char *p = arg;
+	unsigned int n = 0;
+
+	if (!*arg)
+		bad_usage("%s: no %s given", opt, noun);
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char *tok;
+
+		/* "8,,16" and "8," are typing errors, not a list of one */
+		if (!len)
+			bad_usage("%s: empty item in '%s'", opt, arg);
+		if (n >= max_items)
+			bad_usage("%s: at most %u %ss", opt, max_items, noun);
+		tok = strndup(p, len);
+		if (!tok)
+			bad_usage("out of memory");
+		v[n] = (unsigned int)parse_ulong(opt, tok, min, max);
+		free(tok);
+		/* a size or count twice would be measured twice */
+		for (unsigned int i = 0; i < n; i++)
+			if (v[i] == v[n])
+				bad_usage("%s: %u given twice", opt, v[n]);
+		n++;
+		p += len;
+		if (!*p)
+			return n;
+		p++;
+	}
+}
+
 static void parse_sizes(struct bench_cfg *cfg, const char *arg)
 {
-	char *copy = strdup(arg), *save = NULL, *tok;
-
-	if (!copy)
-		bad_usage("out of memory");
-	cfg->nsizes = 0;
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (cfg->nsizes >= sizeof(cfg->sizes) / sizeof(cfg->sizes[0]))
-			bad_usage("--sizes: at most %zu sizes",
-				  sizeof(cfg->sizes) / sizeof(cfg->sizes[0]));
-		cfg->sizes[cfg->nsizes++] =
-			parse_ulong("--sizes", tok, 0, COLL_MAX_BYTES);
-	}
-	free(copy);
-	if (!cfg->nsizes)
-		bad_usage("--sizes: no size given");
+	cfg->nsizes = parse_list("--sizes", "size", arg, cfg->sizes,
+				 sizeof(cfg->sizes) / sizeof(cfg->sizes[0]), 0,
+				 COLL_MAX_BYTES);
 }
 
 static void parse_procs(struct bench_cfg *cfg, const char *arg)
 {
-	char *copy = strdup(arg), *save = NULL, *tok;
-
-	if (!copy)
-		bad_usage("out of memory");
-	cfg->ncoll_procs = 0;
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (cfg->ncoll_procs >= COLL_MAX_PROCS)
-			bad_usage("--procs: at most %d counts", COLL_MAX_PROCS);
-		cfg->coll_procs[cfg->ncoll_procs++] =
-			parse_ulong("--procs", tok, 2, 16);
-	}
-	free(copy);
-	if (!cfg->ncoll_procs)
-		bad_usage("--procs: no count given");
+	cfg->ncoll_procs = parse_list("--procs", "count", arg, cfg->coll_procs,
+				      COLL_MAX_PROCS, 2, 16);
 }
 
-/* --sizes means payloads for lat/bw and allreduce bytes for coll. */
+/*
+ * The payload sizes lat.c, bw.c and cost.c (engine) measure, by kind (keep
+ * them in step): a --sizes value none of them has selects no case, and the
+ * run would measure nothing and exit 0.  0-terminated.
+ */
+static const struct {
+	const char *what;
+	unsigned int fifo[11], imm[6];
+} case_sizes[] = {
+	{ "lat", { 8, 16, 32, 64, PERCS_IMM_PAYLOAD, 128, 256, 512, 1024,
+		   PERCS_MAX_PAYLOAD }, { 8, 16, 32, 64, PERCS_IMM_PAYLOAD } },
+	{ "bw", { 64, 128, 256, 512, 1024, PERCS_MAX_PAYLOAD },
+	  { PERCS_IMM_PAYLOAD } },
+	{ "engine", { 8, 64, PERCS_IMM_PAYLOAD, 256, 1024, PERCS_MAX_PAYLOAD },
+	  { 8, PERCS_IMM_PAYLOAD } },
+};
+
+/* Does @what (all: any part) have a case of @size among @kinds? */
+static bool has_case(const char *what, unsigned int kinds, unsigned int size)
+{
+	for (size_t i = 0; i < sizeof(case_sizes) / sizeof(case_sizes[0]); i++) {
+		if (strcmp(what, "all") && strcmp(what, case_sizes[i].what))
+			continue;
+		for (unsigned int j = 0; size && case_sizes[i].fifo[j]; j++)
+			if ((kinds & (1u << BK_FIFO)) &&
+			    case_sizes[i].fifo[j] == size)
+				return true;
+		for (unsigned int j = 0; size && case_sizes[i].imm[j]; j++)
+			if ((kinds & (1u << BK_IMM)) &&
+			    case_sizes[i].imm[j] == size)
+				return true;
+	}
+	return false;
+}
+
+/* --sizes means payloads for lat/bw/engine and allreduce bytes for coll. */
 static void check_sizes(struct bench_cfg *cfg, const char *what)
 {
+	bool cases = !strcmp(what, "all") || !strcmp(what, "lat") ||
+		     !strcmp(what, "bw") || !strcmp(what, "engine");
+
 	for (unsigned int i = 0; i < cfg->nsizes; i++) {
 		unsigned int v = cfg->sizes[i];
+		char list[160];
+		size_t off = 0;
 
 		if (!strcmp(what, "coll")) {
 			if (!v || v % 8)
 				bad_usage("--sizes: %u is not a multiple of 8 in [8, %u] "
 					  "(coll: 64-bit elements)", v, COLL_MAX_BYTES);
 			cfg->coll_sizes[cfg->ncoll_sizes++] = v;
+		} else if (cases && !has_case(what, cfg->kinds, v)) {
+			for (unsigned int s = 1; s <= PERCS_MAX_PAYLOAD; s++)
+				if (has_case(what, cfg->kinds, s) &&
+				    off < sizeof(list))
+					off += (size_t)snprintf(list + off,
+						sizeof(list) - off, "%s%u",
+						off ? ", " : "", s);
+			bad_usage("--sizes: %s has no %u-byte %scase (sizes: %s)",
+				  what, v, cfg->kinds == 1u << BK_FIFO ? "fifo " :
+				  cfg->kinds == 1u << BK_IMM ? "imm " : "", list);
 		} else if (v > PERCS_MAX_PAYLOAD) {
 			bad_usage("--sizes: '%u' is not a number in [0, %u]", v,
 				  PERCS_MAX_PAYLOAD);
@@ -383,32 +451,41 @@ static void describe_pair(struct bench_cfg *cfg, enum bench_pair p,
 		snprintf(d->name, sizeof(d->name), "cross-SN");
 }
 
-/* Find the system through HFI 0 of hub A; Return: 0 or exit status. */
+/*
+ * Find the system through HFI 0 of hub A; Return: 0 or exit status.  The
+ * devices are where libpercs opens them: $PERCS_DEV_DIR, else /dev.
+ */
 static int probe(struct bench_cfg *cfg)
 {
 	unsigned int hub_a = cfg->hub_a < 0 ? 0 : (unsigned int)cfg->hub_a;
+	const char *dir = getenv("PERCS_DEV_DIR");
+	char hfi0[PATH_MAX];
 	struct percs_hfi *hfi;
 	struct stat st;
 	int ret;
 
+	if (!dir || !*dir)
+		dir = "/dev";
+	snprintf(hfi0, sizeof(hfi0), "%s/percs-hfi0", dir);
 	ret = percs_hfi_open(hub_a, 0, &hfi);
-	if (ret == -ENOENT && cfg->hub_a > 0 && !stat("/dev/percs-hfi0", &st)) {
-		bad_usage("--hub-a %u: no such hub (/dev/percs-hfi%u is missing)",
-			  hub_a, hub_a * 2);
+	if (ret == -ENOENT && cfg->hub_a > 0 && !stat(hfi0, &st)) {
+		bad_usage("--hub-a %u: no such hub (%s/percs-hfi%u is missing)",
+			  hub_a, dir, hub_a * 2);
 	}
+	/* No HFI 0: no module, whichever hub was asked for. */
 	if (ret == -ENOENT) {
-		fprintf(stderr, "percs-bench: %s: /dev/percs-hfi%u not found\n"
+		fprintf(stderr, "percs-bench: %s: %s not found\n"
 			"percs-bench: load the module first (insmod percs.ko, or "
 			"tools/vm/percs-vm --module percs.ko -- percs-bench)\n",
 			stat("/sys/module/percs", &st) ?
 			"the percs module is not loaded" :
 			"the percs module is loaded but its device is missing",
-			hub_a * 2);
+			hfi0);
 		return 1;
 	}
 	if (ret) {
-		fprintf(stderr, "percs-bench: open /dev/percs-hfi%u: %s\n",
-			hub_a * 2, percs_strerror(ret));
+		fprintf(stderr, "percs-bench: open %s/percs-hfi%u: %s\n",
+			dir, hub_a * 2, percs_strerror(ret));
 		return 1;
 	}
 	ret = percs_hfi_info(hfi, &cfg->info);
@@ -534,6 +611,8 @@ int main(int argc, char **argv)
 			cfg.json = true;
 			break;
 		case OPT_PLOT:
+			if (!*optarg)
+				bad_usage("--plot: no file name");
 			cfg.plot = optarg;
 			break;
 		case OPT_KIND:
@@ -589,6 +668,12 @@ int main(int argc, char **argv)
 	    strcmp(what, "rdma") && strcmp(what, "atomic") &&
 	    strcmp(what, "coll"))
 		bad_usage("unknown subcommand '%s'", what);
+	/* rdma prints its table only (run_rdma()): not the promised JSON */
+	if (cfg.json && !strcmp(what, "rdma"))
+		bad_usage("--json: rdma has no JSON output (its table only)");
+	if (cfg.coll_cpus && cfg.coll_cpus > (unsigned int)allowed_cpus())
+		bad_usage("--cpus %u: this process may run on %d CPU%s", cfg.coll_cpus,
+			  allowed_cpus(), allowed_cpus() == 1 ? "" : "s");
 	check_sizes(&cfg, what);
 	if (iters_set)
 		cfg.coll_iters = cfg.lat_iters;
