@@ -15,6 +15,9 @@
 # page is released,
 # and rmmod succeeds leaving no engine thread (the module is then inserted
 # again, with $PERCS_MODPARAMS, for the next program).
+# On the stock kernel (PERCS_KERNEL_FLAVOR stock or unset) selftests/bench.sh
+# (percs-bench, every subcommand once) runs after them as one more program
+# named bench, with the same oracles; the debug kernels' passes skip it.
 # Then selftests/module.sh (module parameters, rmmod, load/unload cycles)
 # writes $PERCS_OUT/module.tap.
 #
@@ -23,7 +26,8 @@
 #
 # Environment: PERCS_OUT (required), PERCS_SRC, PERCS_BUILD, PERCS_MODULE,
 # PERCS_SELFTESTS="name ..." to run only some programs ("module" names
-# module.sh), PERCS_TEST_TIMEOUT seconds per program (default 300).
+# module.sh, "bench" bench.sh), PERCS_TEST_TIMEOUT seconds per program
+# (default 300), PERCS_KERNEL_FLAVOR (stock, kasan, kcsan).
 #
 # Exit status: 0 if every line of every TAP file is ok, else 1.
 #
@@ -121,10 +125,11 @@ tap_scan() {
 	done <"$out/$1.tap"
 }
 
+# run_one PATH [NAME]: a test program or script, by default named after it.
 run_one() {
 	local bin=$1 name rc n sidfile dmesg_before new_bugs counters start
 	local -a log
-	name=${bin##*/}
+	name=${2:-${bin##*/}}
 	start=$EPOCHSECONDS
 	sidfile=$(mktemp)
 	echo "=== $name"
@@ -293,6 +298,11 @@ for bin in "$bindir"/*; do
 	wanted "${bin##*/}" || continue
 	run_one "$bin"
 done
+# percs-bench against the real module: the stock kernel only (a smoke test
+# of the tool, not of the kernel, which the programs above cover).
+if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted bench; then
+	run_one "$src/selftests/bench.sh" bench
+fi
 # Leaks of the last program's final seconds.
 [ ${#oracle_lines[@]} -gt 0 ] && kmemleak_check "all programs (final)" final
 [ ${#oracle_lines[@]} -gt 0 ] && write_oracles

@@ -5,7 +5,9 @@
 #   make selftests   build $(BUILD)/selftests/NAME from every
 #                    selftests/NAME.c (common.c is linked into each)
 #   make vm-tests    boot a VM with percs.ko, run selftests/run-vm-tests.sh
-#                    in it, copy the TAP files to $(BUILD)/results/vm-*
+#                    in it, copy the TAP files to $(BUILD)/results/vm-*;
+#                    this pass alone also runs selftests/bench.sh, a smoke
+#                    test of $(BUILD)/tools/percs-bench (vm-bench.tap)
 #
 # The harness headers come from the kernel source package (never
 # committed): they are extracted once into $(BUILD)/ksrc.  A failing test
@@ -58,7 +60,7 @@ $(ST_HELPER): $(ST_DIR)/helpers/pt-helper.c $(SRC)/include/uapi/linux/percs.h
 # selftests/vm-tests.sh runs the suite on one kernel: Debian's (vm-tests),
 # or a debug kernel built once and cached (vm-tests-kasan, vm-tests-kcsan).
 # Failing tests do not stop make: scripts/summary.sh counts the TAP files.
-vm-tests: module lib $(ST_LIBSAN) selftests
+vm-tests: module lib $(ST_LIBSAN) selftests bench
 	@PERCS_BUILD=$(BUILD) PERCS_VM_TIMEOUT=$(ST_VM_TIMEOUT) \
 		$(ST_DIR)/vm-tests.sh stock
 

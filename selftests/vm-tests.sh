@@ -5,7 +5,9 @@
 # TAP files into $PERCS_BUILD/results/PREFIX-*.tap.
 #
 #   stock   Debian's kernel and the module built against its headers
-#           (make module); results vm-*.tap
+#           (make module); results vm-*.tap, with vm-bench.tap from
+#           selftests/bench.sh (percs-bench), which only this pass runs
+#           (run-vm-tests.sh reads PERCS_KERNEL_FLAVOR)
 #   kasan   the KASAN + lockdep + kmemleak + UBSAN + fault-injection
 #           kernel (tools/vm/debug-kernel.sh kasan, built once and cached),
 #           the module built again for it; results kasan-*.tap

@@ -12,6 +12,9 @@
 #                  message), a file that is not an HFI, the hub checks against
 #                  percs-ctl's fake HFI shim; bench-san.{tap,expected}: the same
 #                  on a build with $(SAN_FLAGS) (percs-bench-san)
+#
+# The benchmarks themselves run in the stock-kernel VM pass (make vm-tests):
+# selftests/bench.sh, results vm-bench.tap.
 
 BENCH_SRCS := percs-bench.c pair.c limits.c lat.c bw.c report.c cost.c targets.c \
 	rdma.c atomic.c coll.c
