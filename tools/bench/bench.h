@@ -174,6 +174,13 @@ struct target {
 	unsigned int rounds;	/* rounds that produced a ratio */
 	unsigned int attempts;	/* rounds run (disturbed ones are not used) */
 	bool pass;
+	/*
+	 * Target 1: what an engine that cost nothing would give - the empty
+	 * doorbell plus the cache-line hand-off - median over the rounds,
+	 * and its ratio to the bound; 0 when not measured.
+	 */
+	double floor;
+	double floor_ratio;
 };
 
 /*
@@ -320,6 +327,7 @@ int pin_pool(void);
 int limit_cacheline(unsigned int iters, unsigned int warmup, double budget_s,
 		    struct lat_stats *st, double *disturbed);
 double limit_getppid(unsigned int calls);
+double limit_doorbell(unsigned int hub, uint32_t job_key, unsigned int calls);
 double limit_memcpy_cache(double secs);
 int lat_measure(struct lat_result *r, unsigned int iters, unsigned int warmup,
 		double budget_s);

@@ -365,6 +365,35 @@ static double copy_bw(size_t ring, copy_fn fn, double secs)
 	return runs[2];
 }
 
+/**
+ * limit_doorbell() - the empty kick-mode doorbell: fdatasync() on a window
+ *	with nothing to send
+ * @hub: the hub of the window (HFI 0)
+ * @job_key: its job key
+ * @calls: how many to time
+ * Return: ns per call (median of batches), or -1.
+ */
+double limit_doorbell(unsigned int hub, uint32_t job_key, unsigned int calls)
+{
+	struct percs_window_attr attr = {
+		.job_key = job_key, .window = PERCS_WINDOW_ANY,
+	};
+	struct percs_window *w;
+	struct percs_hfi *hfi;
+	double ns = -1;
+	int fd;
+
+	if (percs_hfi_open(hub, 0, &hfi))
+		return -1;
+	if (!percs_window_reserve(hfi, &attr, &w)) {
+		fd = percs_window_fd(w);
+		ns = per_call_ns(calls, op_fdatasync, &fd);
+		percs_window_release(w);
+	}
+	percs_hfi_close(hfi);
+	return ns;
+}
+
 /** limit_getppid() - ns per getppid() call, median of batches of 64 */
 double limit_getppid(unsigned int calls)
 {

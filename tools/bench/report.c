@@ -423,6 +423,9 @@ static void print_target(FILE *f, const struct bench_cfg *cfg,
 		fmt_val(b, sizeof(b), t, t->bound), t->ratio, t->rounds,
 		t->attempts, t->ratio_min, t->ratio_max,
 		t->higher_better ? ", >= 1 passes" : ", <= 1 passes");
+	if (t->floor > 0)
+		fprintf(f, "         floor (an engine that cost nothing: empty doorbell + cache line) %s: ratio %.2f\n",
+			fmt_val(a, sizeof(a), t, t->floor), t->floor_ratio);
 }
 
 /**
@@ -849,6 +852,10 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 		jnum(f, t->avail ? t->ratio_min : NAN);
 		fputs(", \"ratio_max\": ", f);
 		jnum(f, t->avail ? t->ratio_max : NAN);
+		fputs(", \"floor\": ", f);
+		jnum(f, t->floor > 0 ? t->floor : NAN);
+		fputs(", \"floor_ratio\": ", f);
+		jnum(f, t->floor > 0 ? t->floor_ratio : NAN);
 		fprintf(f, ", \"rounds\": %u, \"attempts\": %u, \"result\": \"%s\"}",
 			t->rounds, t->attempts,
 			!t->avail ? "n/a" : t->pass ? "pass" : "fail");
