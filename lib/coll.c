@@ -44,6 +44,15 @@
 #define LP_COLL_YIELDS		50
 #define LP_COLL_SLEEP_MIN_US	50
 #define LP_COLL_SLEEP_MAX_US	1000
+/*
+ * The sleep when the send FIFO holds nothing for the HFI to take: then
+ * only other ranks' engines and the kernel's timers move the collective,
+ * and whatever arrives for this window (a result, a packet, a completion)
+ * ends the ppoll(2).  A short timeout there only woke the rank to find
+ * nothing - a context switch each, about 26 us in the TCG VM and the
+ * main cost of a collective with more ranks than CPUs.
+ */
+#define LP_COLL_SLEEP_IDLE_US	20000
 
 uint64_t lp_now_ns(void)
 {
@@ -322,7 +331,7 @@ static bool coll_may_spin(const struct percs_coll_req *r)
 static int coll_wait(struct percs_coll_req *r, int timeout_ms)
 {
 	struct percs_window *w = r->w;
-	unsigned int us = LP_COLL_SLEEP_MIN_US;
+	unsigned int us = LP_COLL_SLEEP_MIN_US, sleep_us;
 	unsigned int spins = coll_may_spin(r) ? LP_COLL_SPINS : 0;
 	unsigned int yields = spins ? LP_COLL_YIELDS : 0;
 	uint64_t deadline = UINT64_MAX, now;
@@ -359,14 +368,15 @@ static int coll_wait(struct percs_coll_req *r, int timeout_ms)
 			return ret;
 		if (r->done)
 			continue;
+		sleep_us = coll_send_pending(w) ? us : LP_COLL_SLEEP_IDLE_US;
 		now = lp_now_ns();
 		if (deadline != UINT64_MAX) {
 			if (now >= deadline)
 				return -EINPROGRESS;
-			if ((deadline - now) / 1000 < us)
-				us = (unsigned int)((deadline - now) / 1000) + 1;
+			if ((deadline - now) / 1000 < sleep_us)
+				sleep_us = (unsigned int)((deadline - now) / 1000) + 1;
 		}
-		ret = lp_sleep_us(w, us);
+		ret = lp_sleep_us(w, sleep_us);
 		if (ret)
 			return ret;
 		if (us < LP_COLL_SLEEP_MAX_US)
