@@ -213,6 +213,37 @@ struct atomic_result {
 	char errmsg[128];
 };
 
+/* RDMA (rdma.c): 4 KiB, 16 KiB, ... 16 MiB */
+#define RDMA_NSIZES	7
+#define RDMA_TARGET	0.70	/* write bandwidth / memcpy, >= 1 MiB */
+
+struct rdma_row {
+	uint64_t bytes;
+	double write_bps;
+	double read_bps;
+	double memcpy_bps;	/* same buffers, same run */
+};
+
+/*
+ * RDMA between two windows of one process: HFI 0 of hub 0 and HFI 0 of
+ * the far pair's hub B (HFI 1 of hub 0 on a one-hub system).
+ */
+struct rdma_result {
+	bool ran;		/* rdma was asked for */
+	bool done;		/* every figure measured */
+	unsigned int hub[2], unit[2];
+	struct rdma_row row[RDMA_NSIZES];
+	unsigned int nrows;
+	struct lat_stats write8;	/* 8-byte write, post to completion */
+	/* the target: the worst write / memcpy at 1 MiB and larger */
+	bool target_avail;
+	unsigned int worst_row;
+	double worst;
+	bool pass;
+	int err;
+	char errmsg[128];
+};
+
 #define AMO_LAT_TARGET	1.5	/* fetch-add <= 1.5 x FIFO half RTT */
 #define AMO_PACK_TARGET	3.0	/* packed add rate >= 3 x unpacked */
 
@@ -238,6 +269,7 @@ struct results {
 	unsigned int ncost;
 	struct atomic_result amo[AMO_MAX];
 	unsigned int namo;
+	struct rdma_result rdma;
 	struct target tgt[NTARGETS];
 	unsigned int ntgt;
 	unsigned int tgt_rounds;
@@ -338,7 +370,7 @@ int run_lat(const struct bench_cfg *cfg, struct results *res);
 int run_bw(const struct bench_cfg *cfg, struct results *res);
 int run_cost(const struct bench_cfg *cfg, struct results *res);
 int run_targets(const struct bench_cfg *cfg, struct results *res);
-int run_rdma(const struct bench_cfg *cfg, FILE *f);
+int run_rdma(const struct bench_cfg *cfg, struct results *res);
 int run_atomic(const struct bench_cfg *cfg, struct results *res);
 void atomic_targets(struct results *res);
 
@@ -356,6 +388,7 @@ void print_lat(FILE *f, const struct bench_cfg *cfg, const struct results *r);
 void print_bw(FILE *f, const struct bench_cfg *cfg, const struct results *r);
 void print_cost(FILE *f, const struct bench_cfg *cfg, const struct results *r);
 void print_atomic(FILE *f, const struct bench_cfg *cfg, const struct results *r);
+void print_rdma(FILE *f, const struct results *r);
 void print_summary(FILE *f, const struct bench_cfg *cfg,
 		   const struct results *r, const char *what);
 void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,

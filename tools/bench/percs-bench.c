@@ -215,9 +215,9 @@ static void usage(FILE *f)
 "  -h, --help        this text\n"
 "\n"
 "Exit status: 0 (targets are reported, not asserted), 1 the measurement\n"
-"could not run (module not loaded, ...; atomic: a case failed; coll: a\n"
-"process count failed) or an atomic or collective result was wrong, 2 bad\n"
-"usage.\n", f);
+"could not run (module not loaded, ...; rdma: the measurement failed;\n"
+"atomic: a case failed; coll: a process count failed) or an atomic or\n"
+"collective result was wrong, 2 bad usage.\n", f);
 }
 
 static void bad_usage(const char *fmt, ...)
@@ -668,9 +668,6 @@ int main(int argc, char **argv)
 	    strcmp(what, "rdma") && strcmp(what, "atomic") &&
 	    strcmp(what, "coll"))
 		bad_usage("unknown subcommand '%s'", what);
-	/* rdma prints its table only (run_rdma()): not the promised JSON */
-	if (cfg.json && !strcmp(what, "rdma"))
-		bad_usage("--json: rdma has no JSON output (its table only)");
 	if (cfg.coll_cpus && cfg.coll_cpus > (unsigned int)allowed_cpus())
 		bad_usage("--cpus %u: this process may run on %d CPU%s", cfg.coll_cpus,
 			  allowed_cpus(), allowed_cpus() == 1 ? "" : "s");
@@ -746,15 +743,11 @@ int main(int argc, char **argv)
 		if (!cfg.json)
 			print_bw(stdout, &cfg, &res);
 	}
-	if ((!strcmp(what, "all") && !cfg.json) || !strcmp(what, "rdma")) {
-		ret = run_rdma(&cfg, stdout);
-		if (ret < 0) {
-			fprintf(stderr, "percs-bench: rdma: %s\n",
-				percs_strerror(ret));
-			return 1;
-		}
-		if (!strcmp(what, "rdma"))
-			return ret;
+	if (!strcmp(what, "all") || !strcmp(what, "rdma")) {
+		/* a failure is in res.rdma, reported at the end */
+		run_rdma(&cfg, &res);
+		if (!cfg.json)
+			print_rdma(stdout, &res);
 	}
 	if (!strcmp(what, "all") || !strcmp(what, "atomic")) {
 		wrong = run_atomic(&cfg, &res);
@@ -791,6 +784,10 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "coll") && coll_failed()) {
 		fprintf(stderr, "percs-bench: coll: %u process count%s failed\n",
 			coll_failed(), coll_failed() == 1 ? "" : "s");
+		return 1;
+	}
+	if (res.rdma.err) {
+		fprintf(stderr, "percs-bench: rdma: %s\n", res.rdma.errmsg);
 		return 1;
 	}
 	if (wrong) {

@@ -515,6 +515,39 @@ void print_atomic(FILE *f, const struct bench_cfg *cfg, const struct results *r)
 }
 
 /**
+ * print_rdma() - the RDMA table, the 8-byte write latency and the target
+ * @f: output
+ * @r: results (res->rdma)
+ */
+void print_rdma(FILE *f, const struct results *r)
+{
+	const struct rdma_result *x = &r->rdma;
+
+	if (!x->ran)
+		return;
+	fprintf(f, "\nRDMA (hub %u -> hub %u), memcpy in the same run\n",
+		x->hub[0], x->hub[1]);
+	fprintf(f, "%10s %14s %14s %14s %8s\n", "bytes", "write MB/s",
+		"read MB/s", "memcpy MB/s", "w/memcpy");
+	for (unsigned int i = 0; i < x->nrows; i++) {
+		const struct rdma_row *w = &x->row[i];
+
+		fprintf(f, "%10llu %14.1f %14.1f %14.1f %7.0f%%\n",
+			(unsigned long long)w->bytes, w->write_bps / 1e6,
+			w->read_bps / 1e6, w->memcpy_bps / 1e6,
+			100 * w->write_bps / w->memcpy_bps);
+	}
+	if (!x->done) {
+		fprintf(f, "FAILED: %s\n", x->errmsg);
+		return;
+	}
+	fprintf(f, "8-byte RDMA write, post to completion: median %.2f us, p99 %.2f us\n",
+		x->write8.median_ns / 1e3, x->write8.p99_ns / 1e3);
+	fprintf(f, "target: RDMA write >= %.0f%% of memcpy at 1 MiB and larger: worst %.0f%% %s\n",
+		100 * RDMA_TARGET, 100 * x->worst, x->pass ? "MET" : "MISSED");
+}
+
+/**
  * print_summary() - headline figures with their limits, and the targets
  * @f: output
  * @cfg: configuration
@@ -621,6 +654,65 @@ static void jerr(FILE *f, int err, const char *msg)
 	} else {
 		fputs("null", f);
 	}
+}
+
+/* The "rdma" member: null unless rdma ran. */
+static void jrdma(FILE *f, const struct rdma_result *x)
+{
+	const struct rdma_row *w = &x->row[x->worst_row];
+
+	if (!x->ran) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{\"hub_a\": %u, \"hfi_a\": %u, \"hub_b\": %u, \"hfi_b\": %u, "
+		"\"sizes\": [", x->hub[0], x->unit[0], x->hub[1], x->unit[1]);
+	for (unsigned int i = 0; i < x->nrows; i++) {
+		const struct rdma_row *row = &x->row[i];
+
+		fprintf(f, "%s\n    {\"bytes\": %llu, \"write_bytes_per_s\": ",
+			i ? "," : "", (unsigned long long)row->bytes);
+		jnum(f, row->write_bps);
+		fputs(", \"read_bytes_per_s\": ", f);
+		jnum(f, row->read_bps);
+		fputs(", \"memcpy_bytes_per_s\": ", f);
+		jnum(f, row->memcpy_bps);
+		fputs(", \"ratio_write_memcpy\": ", f);
+		jnum(f, row->write_bps / row->memcpy_bps);
+		fputc('}', f);
+	}
+	fputs("],\n    \"write_8b_latency\": ", f);
+	if (x->done) {
+		fputc('{', f);
+		jlat_stats(f, &x->write8);
+		fputc('}', f);
+	} else {
+		fputs("null", f);
+	}
+	/*
+	 * Like the other targets: value / bound >= 1 passes, the bound being
+	 * 70% of memcpy at the size where write / memcpy is worst.
+	 */
+	fputs(",\n    \"target\": {\"description\": ", f);
+	jstr(f, "RDMA write >= 70% of memcpy at 1 MiB and larger (the worst size)");
+	fprintf(f, ", \"unit\": \"B/s\", \"min_ratio_write_memcpy\": %.2f, \"bytes\": ",
+		RDMA_TARGET);
+	if (x->target_avail)
+		fprintf(f, "%llu", (unsigned long long)w->bytes);
+	else
+		fputs("null", f);
+	fputs(", \"value\": ", f);
+	jnum(f, x->target_avail ? w->write_bps : NAN);
+	fputs(", \"bound\": ", f);
+	jnum(f, x->target_avail ? RDMA_TARGET * w->memcpy_bps : NAN);
+	fputs(", \"ratio\": ", f);
+	jnum(f, x->target_avail ? x->worst / RDMA_TARGET : NAN);
+	fputs(", \"ratio_write_memcpy\": ", f);
+	jnum(f, x->target_avail ? x->worst : NAN);
+	fprintf(f, ", \"result\": \"%s\"}", !x->target_avail ? "n/a" :
+		x->pass ? "pass" : "fail");
+	jerr(f, x->err, x->errmsg);
+	fputc('}', f);
 }
 
 /**
@@ -792,7 +884,9 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 		jerr(f, w->err, w->errmsg);
 		fputc('}', f);
 	}
-	fputs("\n  ],\n  \"atomic\": [", f);
+	fputs("\n  ],\n  \"rdma\": ", f);
+	jrdma(f, &r->rdma);
+	fputs(",\n  \"atomic\": [", f);
 	for (unsigned int i = 0; i < r->namo; i++) {
 		const struct atomic_result *x = &r->amo[i];
 

@@ -245,8 +245,6 @@ bad "--procs with 9 counts" "--procs: at most 8 counts" \
 	coll --procs 2,3,4,5,6,7,8,9,10
 
 # Combinations and file names.
-bad "rdma --json: rdma has no JSON output" "--json: rdma has no JSON output" \
-	rdma --json
 bad "--plot without a file name" "option '--plot' requires an argument" lat --plot
 bad "--plot ''" "--plot: no file name" lat --plot ""
 
@@ -256,6 +254,7 @@ for w in all limits engine lat bw rdma atomic coll; do
 	nodev "$w" "$w"
 done
 nodev "--quick --json -q --yield --copy" --quick --json -q --yield --copy lat
+nodev "rdma --json" rdma --json
 nodev "--iters 1" --iters 1
 nodev "--iters 10000000" --iters 10000000
 nodev "--iters=5 (one argument)" --iters=5 coll
@@ -314,6 +313,15 @@ check "--hub-a 4 on a 4-hub system: exit 2" 2 \
 	fake --hub-a 4 lat
 check "--hub-b 4 on a 4-hub system: exit 2" 2 "--hub-b 4: the system has 4 hubs" "" -- \
 	fake --hub-b 4 lat
+# The shim answers no window reservation (ENOTTY): rdma fails at its first
+# step, says which on stderr and in its JSON, and exits 1.
+check "rdma --json, no window can be reserved: exit 1, the error in the JSON" 1 \
+	"percs-bench: rdma: reserve a window on hub 0 HFI 0: Inappropriate ioctl" \
+	'"error": "reserve a window on hub 0 HFI 0: Inappropriate ioctl for device"' -- \
+	fake -q --json rdma
+check "rdma, no window can be reserved: exit 1, FAILED in the table" 1 \
+	"percs-bench: rdma: reserve a window on hub 0 HFI 0:" \
+	"FAILED: reserve a window on hub 0 HFI 0:" -- fake -q rdma
 check "--hub-b 2147483647 on a 4-hub system: exit 2" 2 \
 	"--hub-b 2147483647: the system has 4 hubs" "" -- fake --hub-a 3 --hub-b 2147483647
 
