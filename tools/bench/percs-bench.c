@@ -216,7 +216,7 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 (targets are reported, not asserted), 1 the measurement\n"
 "could not run (module not loaded, ...; rdma: the measurement failed;\n"
-"atomic: a case failed; coll: a process count failed) or an atomic or\n"
+"lat, bw, atomic: a case failed; coll: a process count failed) or an atomic or\n"
 "collective result was wrong, 2 bad usage.\n", f);
 }
 
@@ -794,6 +794,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "percs-bench: atomic: %d case%s with WRONG results\n",
 			wrong, wrong == 1 ? "" : "s");
 		return 1;
+	}
+	/* like atomic and coll: by itself a subcommand fails with its cases */
+	if (!strcmp(what, "lat") || !strcmp(what, "bw")) {
+		for (unsigned int i = 0; i < res.nlat; i++)
+			failed += res.lat[i].err != 0;
+		for (unsigned int i = 0; i < res.nbw; i++)
+			failed += res.bw[i].err != 0;
+		if (failed) {
+			fprintf(stderr, "percs-bench: %s: %u case%s failed\n",
+				what, failed, failed == 1 ? "" : "s");
+			return 1;
+		}
 	}
 	if (!strcmp(what, "atomic") && (failed || !res.namo)) {
 		fprintf(stderr, "percs-bench: atomic: %s\n", failed ?

@@ -313,7 +313,17 @@ check "--hub-a 4 on a 4-hub system: exit 2" 2 \
 	fake --hub-a 4 lat
 check "--hub-b 4 on a 4-hub system: exit 2" 2 "--hub-b 4: the system has 4 hubs" "" -- \
 	fake --hub-b 4 lat
-# The shim answers no window reservation (ENOTTY): rdma fails at its first
+# The shim answers no window reservation (ENOTTY): every lat and bw case
+# fails, and lat and bw say how many and exit 1.
+check "lat, no window can be reserved: exit 1, 1 case failed" 1 \
+	"percs-bench: lat: 1 case failed" \
+	"FAILED: reserve a window on hub 0 HFI 0: Inappropriate ioctl" -- \
+	fake -q lat --kind imm --mode kick --pair near --sizes 8
+check "bw --json, no window can be reserved: exit 1, 2 cases failed" 1 \
+	"percs-bench: bw: 2 cases failed" \
+	'"error": "reserve a window on hub 0 HFI 0: Inappropriate ioctl for device"' -- \
+	fake -q --json bw --kind imm --mode poll --sizes 96
+# The same for rdma: it fails at its first
 # step, says which on stderr and in its JSON, and exits 1.
 check "rdma --json, no window can be reserved: exit 1, the error in the JSON" 1 \
 	"percs-bench: rdma: reserve a window on hub 0 HFI 0: Inappropriate ioctl" \
