@@ -859,14 +859,14 @@ static void run_n(const struct bench_cfg *cfg, struct coll_run *run)
 		if (ret) {
 			snprintf(run->errmsg, sizeof(run->errmsg),
 				 "open HFI 0 of hub %u: %s", run->hub[r],
-				 percs_strerror(ret));
+				 strerror(-ret));
 			break;
 		}
 		ret = percs_window_reserve(hfi[r], &attr, &w[r]);
 		if (ret) {
 			snprintf(run->errmsg, sizeof(run->errmsg),
 				 "reserve a window on hub %u HFI 0: %s",
-				 run->hub[r], percs_strerror(ret));
+				 run->hub[r], strerror(-ret));
 			break;
 		}
 		c.wins[r] = percs_window_addr(w[r]);

@@ -126,17 +126,25 @@ static int ep_open(struct endpoint *ep, const struct pair_def *pd, int side,
 	};
 	int ret;
 
+	/*
+	 * Not ep_fail(): these are no RDMA errors, and percs_strerror() would
+	 * give ENOENT (no such HFI) its RDMA meaning.
+	 */
 	ep->side = side;
 	ret = percs_hfi_open(pd->hub[side], pd->unit[side], &ep->hfi);
-	if (ret)
-		return ep_fail(ep, ret, "open HFI %u of hub %u",
-			       pd->unit[side], pd->hub[side]);
+	if (ret) {
+		snprintf(ep->msg, sizeof(ep->msg), "open HFI %u of hub %u: %s",
+			 pd->unit[side], pd->hub[side], strerror(-ret));
+		return ret;
+	}
 	ret = percs_window_reserve(ep->hfi, &attr, &ep->w);
-	if (!ret)
-		ep->addr = percs_window_addr(ep->w);
-	if (ret)
-		return ep_fail(ep, ret, "reserve a window on hub %u HFI %u",
-			       pd->hub[side], pd->unit[side]);
+	if (ret) {
+		snprintf(ep->msg, sizeof(ep->msg),
+			 "reserve a window on hub %u HFI %u: %s",
+			 pd->hub[side], pd->unit[side], strerror(-ret));
+		return ret;
+	}
+	ep->addr = percs_window_addr(ep->w);
 	return 0;
 }
 
@@ -235,7 +243,8 @@ int pair_run(const struct pair_opts *o, side_fn fa, side_fn fb, void *arg,
 		b.side = 1;
 		rc = pin_self(1);
 		if (rc)
-			ep_fail(&b, rc, "sched_setaffinity");
+			snprintf(b.msg, sizeof(b.msg), "sched_setaffinity: %s",
+				 strerror(-rc));
 		else
 			rc = fb(&b, arg);
 		if (rc) {

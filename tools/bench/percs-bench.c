@@ -485,14 +485,14 @@ static int probe(struct bench_cfg *cfg)
 	}
 	if (ret) {
 		fprintf(stderr, "percs-bench: open %s/percs-hfi%u: %s\n",
-			dir, hub_a * 2, percs_strerror(ret));
+			dir, hub_a * 2, strerror(-ret));
 		return 1;
 	}
 	ret = percs_hfi_info(hfi, &cfg->info);
 	percs_hfi_close(hfi);
 	if (ret) {
 		fprintf(stderr, "percs-bench: PERCS_IOC_HFI_INFO: %s\n",
-			percs_strerror(ret));
+			strerror(-ret));
 		return 1;
 	}
 	if (hub_a >= cfg->info.nr_hubs)
@@ -713,8 +713,9 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "all") || !strcmp(what, "limits")) {
 		ret = run_limits(&cfg, &res.lim);
 		if (ret) {
+			/* opening, reserving, mapping: no RDMA meanings */
 			fprintf(stderr, "percs-bench: limits: %s\n",
-				percs_strerror(ret));
+				strerror(-ret));
 			return 1;
 		}
 		if (!cfg.json)
@@ -724,7 +725,7 @@ int main(int argc, char **argv)
 		ret = run_cost(&cfg, &res);
 		if (ret) {
 			fprintf(stderr, "percs-bench: engine: %s\n",
-				percs_strerror(ret));
+				strerror(-ret));
 			return 1;
 		}
 		if (!cfg.json)

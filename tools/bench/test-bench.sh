@@ -323,6 +323,11 @@ check "bw --json, no window can be reserved: exit 1, 2 cases failed" 1 \
 	"percs-bench: bw: 2 cases failed" \
 	'"error": "reserve a window on hub 0 HFI 0: Inappropriate ioctl for device"' -- \
 	fake -q --json bw --kind imm --mode poll --sizes 96
+# No HFI 1 (only percs-hfi0 there): its open fails with ENOENT, which is
+# "No such file or directory", not percs_strerror()'s RDMA meaning.
+check "engine, HFI 1 missing: ENOENT as strerror() gives it, exit 1" 1 \
+	"percs-bench: engine: No such file or directory" "*" -- \
+	env LD_PRELOAD="$shim" PERCS_DEV_DIR="$tmp/plain" "$bench" -q engine
 # The same for rdma: it fails at its first
 # step, says which on stderr and in its JSON, and exits 1.
 check "rdma --json, no window can be reserved: exit 1, the error in the JSON" 1 \
