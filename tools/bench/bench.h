@@ -355,6 +355,19 @@ int ep_fail(struct endpoint *ep, int err, const char *fmt, ...)
 int allowed_cpus(void);
 int pin_pool(void);
 
+#define BENCH_NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The payload sizes lat.c, bw.c and cost.c (engine) measure, indexed by
+ * enum bench_kind: their run loops and the --sizes check (percs-bench.c)
+ * both read these, so a size is accepted exactly when it is measured.
+ */
+struct case_sizes {
+	const unsigned int *v;
+	size_t n;
+};
+extern const struct case_sizes lat_sizes[2], bw_sizes[2], cost_sizes[2];
+
 /* limits.c, lat.c, bw.c, cost.c, targets.c */
 int limit_cacheline(unsigned int iters, unsigned int warmup, double budget_s,
 		    struct lat_stats *st, double *disturbed);

@@ -31,8 +31,14 @@
 #define TAG_MARK 0xfffffff0u
 #define TAG_END 0xfffffff1u
 
-static const unsigned int bw_sizes[] = {
+static const unsigned int bw_fifo[] = {
 	64, 128, 256, 512, 1024, PERCS_MAX_PAYLOAD,
+};
+static const unsigned int bw_imm[] = { PERCS_IMM_PAYLOAD };
+
+const struct case_sizes bw_sizes[] = {
+	[BK_FIFO] = { bw_fifo, BENCH_NELEM(bw_fifo) },
+	[BK_IMM] = { bw_imm, BENCH_NELEM(bw_imm) },
 };
 
 struct bw_arg {
@@ -352,7 +358,6 @@ int bw_measure(struct bw_result *r, double secs, double warm_secs)
  */
 int run_bw(const struct bench_cfg *cfg, struct results *res)
 {
-	const unsigned int nsizes = sizeof(bw_sizes) / sizeof(bw_sizes[0]);
 	unsigned int total = 0, done = 0;
 
 	for (int pass = 0; pass < 2; pass++) {
@@ -361,15 +366,10 @@ int run_bw(const struct bench_cfg *cfg, struct results *res)
 				continue;
 			for (int m = BM_KICK; m <= BM_POLL; m++) {
 				for (int k = BK_FIFO; k <= BK_IMM; k++) {
-					for (unsigned int i = 0; i < nsizes; i++) {
-						unsigned int size = bw_sizes[i];
+					for (size_t i = 0; i < bw_sizes[k].n; i++) {
+						unsigned int size = bw_sizes[k].v[i];
 						struct bw_result *r;
 
-						if (k == BK_IMM) {
-							if (i)
-								break;
-							size = PERCS_IMM_PAYLOAD;
-						}
 						if (!bench_want(cfg, k, m, p, size))
 							continue;
 						if (!pass) {

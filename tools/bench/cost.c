@@ -21,8 +21,14 @@
 
 #include "bench.h"
 
-static const unsigned int cost_sizes[] = {
+static const unsigned int cost_fifo_sizes[] = {
 	8, 64, PERCS_IMM_PAYLOAD, 256, 1024, PERCS_MAX_PAYLOAD,
+};
+static const unsigned int cost_imm_sizes[] = { 8, PERCS_IMM_PAYLOAD };
+
+const struct case_sizes cost_sizes[] = {
+	[BK_FIFO] = { cost_fifo_sizes, BENCH_NELEM(cost_fifo_sizes) },
+	[BK_IMM] = { cost_imm_sizes, BENCH_NELEM(cost_imm_sizes) },
 };
 
 struct cost_ctx {
@@ -186,12 +192,12 @@ int run_cost(const struct bench_cfg *cfg, struct results *res)
 	c.dst = percs_window_addr(c.b);
 
 	progress("engine: per-packet cost");
-	for (unsigned int i = 0; i < sizeof(cost_sizes) / sizeof(cost_sizes[0]); i++) {
-		add(res, BK_FIFO, cost_sizes[i], 1, &c);
-		add(res, BK_FIFO, cost_sizes[i], batch, &c);
+	for (size_t i = 0; i < cost_sizes[BK_FIFO].n; i++) {
+		add(res, BK_FIFO, cost_sizes[BK_FIFO].v[i], 1, &c);
+		add(res, BK_FIFO, cost_sizes[BK_FIFO].v[i], batch, &c);
 	}
-	add(res, BK_IMM, 8, 1, &c);
-	add(res, BK_IMM, PERCS_IMM_PAYLOAD, 1, &c);
+	for (size_t i = 0; i < cost_sizes[BK_IMM].n; i++)
+		add(res, BK_IMM, cost_sizes[BK_IMM].v[i], 1, &c);
 	progress("engine: done\n");
 	ret = 0;
 out:

@@ -18,8 +18,14 @@
 
 #include "bench.h"
 
-static const unsigned int lat_sizes[] = {
+static const unsigned int lat_fifo[] = {
 	8, 16, 32, 64, PERCS_IMM_PAYLOAD, 128, 256, 512, 1024, PERCS_MAX_PAYLOAD,
+};
+static const unsigned int lat_imm[] = { 8, 16, 32, 64, PERCS_IMM_PAYLOAD };
+
+const struct case_sizes lat_sizes[] = {
+	[BK_FIFO] = { lat_fifo, BENCH_NELEM(lat_fifo) },
+	[BK_IMM] = { lat_imm, BENCH_NELEM(lat_imm) },
 };
 
 struct lat_arg {
@@ -224,7 +230,6 @@ int lat_measure(struct lat_result *r, unsigned int iters, unsigned int warmup,
  */
 int run_lat(const struct bench_cfg *cfg, struct results *res)
 {
-	const unsigned int nsizes = sizeof(lat_sizes) / sizeof(lat_sizes[0]);
 	unsigned int total = 0, done = 0;
 
 	for (int pass = 0; pass < 2; pass++) {
@@ -233,12 +238,11 @@ int run_lat(const struct bench_cfg *cfg, struct results *res)
 				continue;
 			for (int m = BM_KICK; m <= BM_POLL; m++) {
 				for (int k = BK_FIFO; k <= BK_IMM; k++) {
-					for (unsigned int i = 0; i < nsizes; i++) {
+					for (size_t i = 0; i < lat_sizes[k].n; i++) {
+						unsigned int size = lat_sizes[k].v[i];
 						struct lat_result *r;
 
-						if ((k == BK_IMM &&
-						     lat_sizes[i] > PERCS_IMM_PAYLOAD) ||
-						    !bench_want(cfg, k, m, p, lat_sizes[i]))
+						if (!bench_want(cfg, k, m, p, size))
 							continue;
 						if (!pass) {
 							total++;
@@ -251,7 +255,7 @@ int run_lat(const struct bench_cfg *cfg, struct results *res)
 						r->kind = k;
 						r->mode = m;
 						r->pair = p;
-						r->size = lat_sizes[i];
+						r->size = size;
 						progress("lat %u/%u: %s %s %s %u B",
 							 ++done, total,
 							 kind_name(k), mode_name(m),

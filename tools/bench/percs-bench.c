@@ -345,37 +345,31 @@ static void parse_procs(struct bench_cfg *cfg, const char *arg)
 				      COLL_MAX_PROCS, 2, 16);
 }
 
-/*
- * The payload sizes lat.c, bw.c and cost.c (engine) measure, by kind (keep
- * them in step): a --sizes value none of them has selects no case, and the
- * run would measure nothing and exit 0.  0-terminated.
- */
+/* What lat.c, bw.c and cost.c measure (bench.h): --sizes may select only that. */
 static const struct {
 	const char *what;
-	unsigned int fifo[11], imm[6];
+	const struct case_sizes *sizes;	/* by enum bench_kind */
 } case_sizes[] = {
-	{ "lat", { 8, 16, 32, 64, PERCS_IMM_PAYLOAD, 128, 256, 512, 1024,
-		   PERCS_MAX_PAYLOAD }, { 8, 16, 32, 64, PERCS_IMM_PAYLOAD } },
-	{ "bw", { 64, 128, 256, 512, 1024, PERCS_MAX_PAYLOAD },
-	  { PERCS_IMM_PAYLOAD } },
-	{ "engine", { 8, 64, PERCS_IMM_PAYLOAD, 256, 1024, PERCS_MAX_PAYLOAD },
-	  { 8, PERCS_IMM_PAYLOAD } },
+	{ "lat", lat_sizes },
+	{ "bw", bw_sizes },
+	{ "engine", cost_sizes },
 };
 
 /* Does @what (all: any part) have a case of @size among @kinds? */
 static bool has_case(const char *what, unsigned int kinds, unsigned int size)
 {
-	for (size_t i = 0; i < sizeof(case_sizes) / sizeof(case_sizes[0]); i++) {
+	for (size_t i = 0; i < BENCH_NELEM(case_sizes); i++) {
 		if (strcmp(what, "all") && strcmp(what, case_sizes[i].what))
 			continue;
-		for (unsigned int j = 0; size && case_sizes[i].fifo[j]; j++)
-			if ((kinds & (1u << BK_FIFO)) &&
-			    case_sizes[i].fifo[j] == size)
-				return true;
-		for (unsigned int j = 0; size && case_sizes[i].imm[j]; j++)
-			if ((kinds & (1u << BK_IMM)) &&
-			    case_sizes[i].imm[j] == size)
-				return true;
+		for (int k = BK_FIFO; k <= BK_IMM; k++) {
+			const struct case_sizes *cs = &case_sizes[i].sizes[k];
+
+			if (!(kinds & (1u << k)))
+				continue;
+			for (size_t j = 0; j < cs->n; j++)
+				if (cs->v[j] == size)
+					return true;
+		}
 	}
 	return false;
 }
