@@ -200,9 +200,11 @@ static void usage(FILE *f)
 "  --kind fifo|imm   only this kind of send (lat, bw, engine)\n"
 "  --mode kick|poll  only this engine mode (lat, bw, atomic)\n"
 "  --pair near|far   only the same-hub (near) or the hub A/hub B (far) pair\n"
-"  --sizes N,N,...   only these payload sizes (coll: allreduce bytes, multiples\n"
-"                    of 8 up to 65536)\n"
-"  --procs N,N,...   coll: only these process counts (default 2,4,8,16)\n"
+"  --sizes N,N,...   only these payload sizes, each one the subcommand has a\n"
+"                    case of (coll: allreduce bytes, multiples of 8 up to\n"
+"                    65536); at most 16, each once\n"
+"  --procs N,N,...   coll: only these process counts, 2..16, at most 8, each\n"
+"                    once (default 2,4,8,16)\n"
 "  --cpus N          coll: spread the ranks over the first N allowed CPUs\n"
 "                    (default: all; 1 puts every rank on one CPU)\n"
 "  --yield           sched_yield() while busy-polling (lets a polling engine\n"
@@ -215,9 +217,11 @@ static void usage(FILE *f)
 "  -h, --help        this text\n"
 "\n"
 "Exit status: 0 (targets are reported, not asserted), 1 the measurement\n"
-"could not run (module not loaded, ...; rdma: the measurement failed;\n"
-"lat, bw, atomic: a case failed; coll: a process count failed) or an atomic or\n"
-"collective result was wrong, 2 bad usage.\n", f);
+"could not run (module not loaded, ...; rdma: the measurement failed; lat,\n"
+"bw, atomic: a case failed; coll: a process count failed) or an atomic or\n"
+"collective result was wrong, 2 bad usage (unknown option or subcommand, a\n"
+"bad number, a list with an empty item, an item twice or too many, a --sizes\n"
+"value the subcommand has no case of, no such hub).\n", f);
 }
 
 static void bad_usage(const char *fmt, ...)

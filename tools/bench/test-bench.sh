@@ -162,6 +162,11 @@ if [ -z "$dry" ]; then
 		failed=$((failed + 1))
 	fi
 fi
+# The exit-2 cases of the lists are documented where they are refused.
+check "--help: exit 2 for a --sizes value with no case" 0 "" \
+	"value the subcommand has no case of" -- run --help
+check "--help: exit 2 for a list item given twice" 0 "" \
+	"a list with an empty item, an item twice or too many" -- run --help
 
 # Options and subcommands that do not exist.
 bad "an unknown option" "unrecognized option '--frobnicate'" --frobnicate
