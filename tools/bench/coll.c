@@ -19,12 +19,13 @@
  * interleaved iteration by iteration, the first method rotating, so that
  * they share the host's conditions.  Each timed collective follows a
  * separator barrier on the shared page (not timed, the same for every
- * method, see separator()); rank 0 times the collective from its call to
- * the end of the wait.  A warm-up of a few iterations sizes the set:
- * rank 0 computes the number of iterations that fills the set's time
- * budget and passes it on through the shared page.  The figure is the
- * median at rank 0.  The ranks are pinned round-robin to the allowed CPUs
- * (--cpus: the first N of them).
+ * method, see separator()); every rank stamps its call and the end of
+ * its wait on the shared page, and a collective's latency is the span
+ * from the first rank's call to the last rank's return (span_ns()).  A
+ * warm-up of a few iterations sizes the set: rank 0 computes the number
+ * of iterations that fills the set's time budget and passes it on
+ * through the shared page.  The figure is the median span.  The ranks are
+ * pinned round-robin to the allowed CPUs (--cpus: the first N of them).
  *
  * Every result is checked at every rank: allreduce is the 64-bit unsigned
  * SUM of values known in advance (different for each rank, element,
@@ -223,6 +224,11 @@ struct coll_shm {
 	_Alignas(64) uint64_t lim_acc[2][COLL_MAX_BYTES / 8];
 };
 
+/* When one rank called a timed collective and when it returned. */
+struct coll_stamp {
+	uint64_t t0, t1;
+};
+
 struct rank_ctx {
 	const struct bench_cfg *cfg;
 	struct coll_run *run;		/* rank 0's results */
@@ -240,6 +246,8 @@ struct rank_ctx {
 	pid_t parent;
 	pid_t kids[COLL_MAX_N];		/* rank 0: the children (0: reaped) */
 	uint64_t *samples[COLL_NM];	/* rank 0 */
+	struct coll_stamp *stamps;	/* shared: every rank's call and return */
+	unsigned int max_iters;		/* measured iterations, at most */
 };
 
 static void cpu_pause(void)
@@ -516,6 +524,36 @@ static uint64_t ctx_switches(void)
 	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 }
 
+static size_t stamps_len(const struct rank_ctx *c)
+{
+	return (size_t)c->max_iters * COLL_NM * COLL_MAX_N *
+	       sizeof(struct coll_stamp);
+}
+
+static struct coll_stamp *stamp(struct rank_ctx *c, unsigned int i,
+				unsigned int slot, unsigned int rank)
+{
+	return &c->stamps[((size_t)i * COLL_NM + slot) * COLL_MAX_N + rank];
+}
+
+/*
+ * A collective's latency: from the first rank's call to the last rank's
+ * return (one CLOCK_MONOTONIC for all).  Not one rank's view: the CAU's
+ * root gets the result first and a binomial tree's root last but one.
+ */
+static uint64_t span_ns(struct rank_ctx *c, unsigned int i, unsigned int slot)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+
+	for (unsigned int r = 0; r < c->n; r++) {
+		const struct coll_stamp *t = stamp(c, i, slot, r);
+
+		first = t->t0 < first ? t->t0 : first;
+		last = t->t1 > last ? t->t1 : last;
+	}
+	return last > first ? last - first : 0;
+}
+
 /*
  * One iteration of a set: every method once, the first one rotating.
  * @ns: rank 0's time of each slot's collective (0: not run).
@@ -574,6 +612,9 @@ static int set_iter(struct rank_ctx *c, unsigned int si,
 					 cm_name[m], set->bytes, iter);
 		}
 		ns[slot] = t1 - t0;
+		if (measured)
+			*stamp(c, iter - set->warmup, slot, c->rank) =
+				(struct coll_stamp){ .t0 = t0, .t1 = t1 };
 		if (set->barrier) {
 			uint64_t a = __atomic_load_n(&c->shm->arrivals,
 						     __ATOMIC_ACQUIRE);
@@ -658,16 +699,20 @@ static int run_set(struct rank_ctx *c, unsigned int si, struct coll_set *set)
 		ret = set_iter(c, si, set, set->warmup + i, ns);
 		if (ret)
 			return ret;
-		if (c->rank)
-			continue;
-		for (unsigned int k = 0; k < COLL_NM; k++)
-			c->samples[k][i] = ns[k];
-		if (!(i & 7))
+		if (!c->rank && !(i & 7))
 			progress("coll N=%u: %s %u/%u", c->n, set->barrier ?
 				 "barrier" : "allreduce", i, iters);
 	}
+	/* Every rank's stamps of the last iteration are in after this. */
+	ret = separator(c);
+	if (ret)
+		return ret;
 	if (!c->rank) {
 		const enum coll_method *ms = set_methods(set->barrier);
+
+		for (unsigned int i = 0; i < iters; i++)
+			for (unsigned int k = 0; k < COLL_NM; k++)
+				c->samples[k][i] = span_ns(c, i, k);
 
 		for (unsigned int k = 0; k < COLL_NM; k++) {
 			set->has[k] = iters > 0 && (ms[k] != CM_CAU || c->tree);
@@ -834,12 +879,18 @@ static void run_n(const struct bench_cfg *cfg, struct coll_run *run)
 		return;
 	}
 	memset(shm, 0, sizeof(*shm));
+	c.max_iters = cr.max_iters > cfg->coll_iters ? cr.max_iters :
+						      cfg->coll_iters;
 	for (unsigned int k = 0; k < COLL_NM; k++) {
-		c.samples[k] = calloc(cr.max_iters > cfg->coll_iters ?
-				      cr.max_iters : cfg->coll_iters,
-				      sizeof(uint64_t));
+		c.samples[k] = calloc(c.max_iters, sizeof(uint64_t));
 		if (!c.samples[k])
 			ret = -ENOMEM;
+	}
+	c.stamps = mmap(NULL, stamps_len(&c), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c.stamps == MAP_FAILED) {
+		c.stamps = NULL;
+		ret = -ENOMEM;
 	}
 	if (ret) {
 		run->err = ret;
@@ -986,6 +1037,8 @@ out:
 	}
 	for (unsigned int k = 0; k < COLL_NM; k++)
 		free(c.samples[k]);
+	if (c.stamps)
+		munmap(c.stamps, stamps_len(&c));
 	munmap(shm, sizeof(*shm));
 	run->secs = (double)(now_ns() - start) / 1e9;
 }
@@ -1338,10 +1391,11 @@ void print_coll(FILE *f, const struct bench_cfg *cfg)
 		return;
 	fprintf(f, "\nCollectives: N processes, each with one window (HFI 0, kick mode) on its\n"
 		"own hub; a CAU tree of the N windows (percs_cau_shape_kary, fan-out %u, root\n"
-		"rank 0) and a software group of the same windows.  Latency at rank 0,\n"
-		"median over the iterations; every timed collective follows an untimed\n"
-		"separator barrier (shared memory); the methods of a row are interleaved\n"
-		"iteration by iteration.  Allreduce: 64-bit unsigned SUM, checked exactly\n"
+		"rank 0) and a software group of the same windows.  Latency: from the\n"
+		"first rank's call to the last rank's return, median over the iterations;\n"
+		"every timed collective follows an untimed separator barrier (shared\n"
+		"memory); the methods of a row are interleaved iteration by iteration.\n"
+		"Allreduce: 64-bit unsigned SUM, checked exactly\n"
 		"at every rank; sw/CAU: the best software algorithm's median / the CAU's.\n"
 		"shm limit: the same collective among the same processes on a shared page\n"
 		"(atomic adds into a shared sum, a barrier of atomics and a futex): what\n"
@@ -1736,7 +1790,7 @@ int coll_plot(const struct bench_cfg *cfg, const char *path)
 		if (r->skipped)
 			continue;
 		fprintf(g, "set title 'allreduce (u64 SUM), N = %u'\n"
-			"set xlabel 'bytes'\nset ylabel 'latency at rank 0, median (us)'\n",
+			"set xlabel 'bytes'\nset ylabel 'first call to last return, median (us)'\n",
 			r->n);
 		for (unsigned int si = 0; si < r->nsets; si++)
 			if (!r->set[si].barrier)
