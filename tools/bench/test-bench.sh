@@ -39,45 +39,9 @@ ncpus=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2> /dev/null || echo 1)
 n=0
 failed=0
 also=
-# check NAME WANT-STATUS STDERR-STRING STDOUT-STRING -- ARGS...
-# The strings are fixed (grep -F); an empty one means that stream must be
-# empty, '*' anything; stderr must also hold $also if set.  With --count
-# only the tests are counted.
-check() {
-	name=$1 want=$2 epat=$3 opat=$4
-	shift 5
-	n=$((n + 1))
-	[ -n "$dry" ] && return 0
-	"$@" > "$tmp/out" 2> "$tmp/err"
-	st=$?
-	ok=1
-	if [ "$st" -ne "$want" ]; then
-		echo "#   exit status $st, expected $want"
-		ok=0
-	fi
-	for s in err out; do
-		if [ $s = err ]; then pat=$epat; else pat=$opat; fi
-		if [ -z "$pat" ]; then
-			if [ -s "$tmp/$s" ]; then
-				echo "#   std$s not empty:"; sed -n '1,20s/^/#     /p' "$tmp/$s"
-				ok=0
-			fi
-		elif [ "$pat" != "*" ] && ! grep -q -F -e "$pat" "$tmp/$s"; then
-			echo "#   std$s lacks '$pat':"; sed -n '1,20s/^/#     /p' "$tmp/$s"
-			ok=0
-		fi
-	done
-	if [ -n "$also" ] && ! grep -q -F -e "$also" "$tmp/err"; then
-		echo "#   stderr lacks '$also'"
-		ok=0
-	fi
-	if [ $ok = 1 ]; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		failed=$((failed + 1))
-	fi
-}
+# check(): scripts/tap-check.sh, with fixed strings.
+check_fixed=1
+. "$(dirname "$0")/../../scripts/tap-check.sh"
 
 skip() {
 	n=$((n + 1))

@@ -114,38 +114,8 @@ unpriv() {
 
 n=0
 failed=0
-# check NAME WANT-STATUS STDERR-PATTERN STDOUT-PATTERN -- ARGS...
-# An empty pattern means that stream must be empty; '*' means anything.
-check() {
-	name=$1 want=$2 epat=$3 opat=$4
-	shift 5
-	n=$((n + 1))
-	"$@" > "$tmp/out" 2> "$tmp/err"
-	st=$?
-	ok=1
-	if [ "$st" -ne "$want" ]; then
-		echo "#   exit status $st, expected $want"
-		ok=0
-	fi
-	for s in err out; do
-		if [ $s = err ]; then pat=$epat; else pat=$opat; fi
-		if [ -z "$pat" ]; then
-			if [ -s "$tmp/$s" ]; then
-				echo "#   std$s not empty:"; sed 's/^/#     /' "$tmp/$s"
-				ok=0
-			fi
-		elif [ "$pat" != "*" ] && ! grep -q -e "$pat" "$tmp/$s"; then
-			echo "#   std$s lacks '$pat':"; sed 's/^/#     /' "$tmp/$s"
-			ok=0
-		fi
-	done
-	if [ $ok = 1 ]; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		failed=$((failed + 1))
-	fi
-}
+# check(): scripts/tap-check.sh (regular expressions).
+. "$(dirname "$0")/../../scripts/tap-check.sh"
 
 # check_json NAME PYTHON-ASSERTS -- ARGS...: exit 0, nothing on stderr,
 # stdout one JSON document (bound to d) satisfying the asserts.
