@@ -139,7 +139,7 @@ const char *percs_strerror(int err)
 	case EACCES:
 		return "Destination window belongs to another job key, or the job key is bound to another user";
 	case ENOENT:
-		return "RDMA or atomic: no registration with this handle in the window (flag PERCS_CQE_F_LOCAL: the initiator's)";
+		return "No such file, device or registration (an RDMA or atomic completion: no registration with this handle in the window; with PERCS_CQE_F_LOCAL, the initiator's)";
 	case ERANGE:
 		return "RDMA or atomic: range or operand outside the registration";
 	case EPERM:
@@ -147,7 +147,7 @@ const char *percs_strerror(int err)
 	case EFAULT:
 		return "Atomic: operand address not a multiple of its width (registration: range not mapped)";
 	case ETIMEDOUT:
-		return "Atomic: no acknowledgement from the target after every retransmission";
+		return "Timed out (an atomic completion: no acknowledgement from the target after every retransmission)";
 	case EPROTO:
 		return "Kernel and library disagree on the window layout (ABI mismatch)";
 	case EIO:

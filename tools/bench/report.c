@@ -503,6 +503,8 @@ void print_atomic(FILE *f, const struct bench_cfg *cfg, const struct results *r)
 		"  library packs 4 consecutive adds to the same registration in one packet\n");
 	if (any_wrong)
 		fprintf(f, "  CHECK FAILED: a fetched value or a target word was wrong (WRONG above)\n");
+	else if (!fetches && !adds)
+		fprintf(f, "  checked: nothing - no case ran its operations (FAILED above)\n");
 	else
 		fprintf(f, "  checked: %llu fetch-adds fetched 0, 1, 2, ... in turn; after %llu adds\n"
 			"  every target word was exact, read by side A through the network and\n"
