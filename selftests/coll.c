@@ -48,6 +48,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -1049,6 +1050,7 @@ struct job {
 	int (*body)(struct job *j, unsigned int idx, struct mem *m);
 	void *arg;
 	/* filled by the children */
+	long stat;		/* a figure a member reports to the test */
 	struct percs_addr addr[MAXM];
 	uint32_t tree;
 	int bar[8];
@@ -2845,9 +2847,19 @@ out:
 	return ret;
 }
 
-static int lb_child(int idx, void *arg)
+/* A member's part in a test of libpercs's trees (struct job's arg). */
+struct lib_part {
+	int (*body)(struct job *j, unsigned int idx, struct percs_cau_tree *t);
+};
+
+/*
+ * Every member: open its window, make or join a tree of all (fan-out 2),
+ * run the lib_part's body, end the tree.
+ */
+static int lib_child(int idx, void *arg)
 {
 	struct job *j = arg;
+	const struct lib_part *part = j->arg;
 	struct percs_cau_member mem[MAXM];
 	struct percs_cau_tree *t = NULL;
 	const char *what = "open";
@@ -2879,8 +2891,8 @@ static int lb_child(int idx, void *arg)
 		ret = job_barrier(j, 2);
 	if (ret)
 		goto fail;
-	what = "bcast";
-	ret = lb_body(j, idx, t);
+	what = "body";
+	ret = part->body(j, idx, t);
 	if (ret)
 		goto fail;
 	what = "final barrier";
@@ -2910,15 +2922,65 @@ TEST_F_TIMEOUT(coll, lib_bcast_every_root_and_length, 300)
 {
 	static const unsigned int hub[LB_N] = { 0, 3, 5, 6, 9, 10, 12, 15 };
 	static const uint32_t unused[LB_N];
-	struct job *j = job_new(LB_N, 0, unused, hub, NULL, NULL);
+	static const struct lib_part part = { .body = lb_body };
+	struct job *j = job_new(LB_N, 0, unused, hub, NULL, (void *)&part);
 	uint64_t t0 = pt_now_ms();
 
 	SKIPPED();
 	ASSERT_NE(NULL, j);
-	EXPECT_EQ(0, pt_fork_n(LB_N, lb_child, j, 280000));
+	EXPECT_EQ(0, pt_fork_n(LB_N, lib_child, j, 280000));
 	TH_LOG("%u processes: bcasts of %zu lengths from every root: %llu ms",
 	       LB_N, ARRAY_SIZE(lb_lens),
 	       (unsigned long long)(pt_now_ms() - t0));
+	munmap(j, sizeof(*j));
+}
+
+/*
+ * A member that waits sleeps until its result comes, it does not wake
+ * to find nothing: member 1 enters a barrier 300 ms after member 0, and
+ * member 0's voluntary context switches meanwhile stay near 300 / 20 (the
+ * library's idle timeout) - waking every 50 us to 1 ms, as it once did,
+ * made about 300, each a process switch (26 us in the TCG VM).
+ */
+#define IDLE_WAIT_MS	300
+#define IDLE_MAX_SWITCHES	60
+
+static long nvcsw_now(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_nvcsw;
+}
+
+static int idle_body(struct job *j, unsigned int idx, struct percs_cau_tree *t)
+{
+	long before;
+	int ret;
+
+	if (idx) {
+		usleep(IDLE_WAIT_MS * 1000);
+		return percs_cau_barrier(t);
+	}
+	before = nvcsw_now();
+	ret = percs_cau_barrier(t);
+	j->stat = nvcsw_now() - before;
+	return ret;
+}
+
+TEST_F_TIMEOUT(coll, lib_waiter_sleeps_until_its_result, 60)
+{
+	static const unsigned int hub[2] = { 0, 9 };
+	static const uint32_t unused[2];
+	static const struct lib_part part = { .body = idle_body };
+	struct job *j = job_new(2, 0, unused, hub, NULL, (void *)&part);
+
+	SKIPPED();
+	ASSERT_NE(NULL, j);
+	EXPECT_EQ(0, pt_fork_n(2, lib_child, j, 50000));
+	TH_LOG("member 0 waited %u ms with %ld voluntary context switches",
+	       IDLE_WAIT_MS, j->stat);
+	EXPECT_LE(0, j->stat);
+	EXPECT_GT(IDLE_MAX_SWITCHES, j->stat);
 	munmap(j, sizeof(*j));
 }
 
