@@ -393,6 +393,11 @@ unsigned int coll_failed(void);
 void print_coll(FILE *f, const struct bench_cfg *cfg);
 void coll_print_targets(FILE *f);
 void coll_json(FILE *f, const struct bench_cfg *cfg);
+/* report.c's JSON writers: a string, a number (null unless finite), a
+ * lat_stats object (null when @have is false). */
+void jstr(FILE *f, const char *s);
+void jnum(FILE *f, double v);
+void jlat_obj(FILE *f, const struct lat_stats *s, bool have);
 int coll_plot(const struct bench_cfg *cfg, const char *path);
 
 /* report.c */

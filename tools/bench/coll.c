@@ -555,12 +555,11 @@ static uint64_t span_ns(struct rank_ctx *c, unsigned int i, unsigned int slot)
 }
 
 /*
- * One iteration of a set: every method once, the first one rotating.
- * @ns: rank 0's time of each slot's collective (0: not run).
+ * One iteration of a set: every method once, the first one rotating; each
+ * measured collective's call and return stamped for span_ns().
  */
 static int set_iter(struct rank_ctx *c, unsigned int si,
-		    const struct coll_set *set, unsigned int iter,
-		    uint64_t ns[COLL_NM])
+		    const struct coll_set *set, unsigned int iter)
 {
 	const enum coll_method *ms = set_methods(set->barrier);
 	size_t count = set->bytes / 8;
@@ -574,7 +573,6 @@ static int set_iter(struct rank_ctx *c, unsigned int si,
 		uint64_t t0, t1, cs0 = 0;
 		int ret;
 
-		ns[slot] = 0;
 		if (m == CM_CAU && !c->tree)
 			continue;
 		if (!set->barrier) {
@@ -611,7 +609,6 @@ static int set_iter(struct rank_ctx *c, unsigned int si,
 			return rank_fail(c, ret, "%s allreduce %u B, iteration %u",
 					 cm_name[m], set->bytes, iter);
 		}
-		ns[slot] = t1 - t0;
 		if (measured)
 			*stamp(c, iter - set->warmup, slot, c->rank) =
 				(struct coll_stamp){ .t0 = t0, .t1 = t1 };
@@ -669,13 +666,13 @@ static unsigned int plan_iters(const uint64_t *wall, unsigned int n,
 
 static int run_set(struct rank_ctx *c, unsigned int si, struct coll_set *set)
 {
-	uint64_t ns[COLL_NM], wall[64], t0 = now_ns(), t;
+	uint64_t wall[64], t0 = now_ns(), t;
 	unsigned int iters;
 	int ret;
 
 	for (unsigned int i = 0; i < set->warmup; i++) {
 		t = now_ns();
-		ret = set_iter(c, si, set, i, ns);
+		ret = set_iter(c, si, set, i);
 		if (ret)
 			return ret;
 		if (i < 64)
@@ -696,7 +693,7 @@ static int run_set(struct rank_ctx *c, unsigned int si, struct coll_set *set)
 		iters = c->shm->plan_iters;
 	}
 	for (unsigned int i = 0; i < iters; i++) {
-		ret = set_iter(c, si, set, set->warmup + i, ns);
+		ret = set_iter(c, si, set, set->warmup + i);
 		if (ret)
 			return ret;
 		if (!c->rank && !(i & 7))
@@ -1468,43 +1465,6 @@ void print_coll(FILE *f, const struct bench_cfg *cfg)
 
 /* --- JSON --- */
 
-static void jnum(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.6g", v);
-	else
-		fputs("null", f);
-}
-
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-static void jstats(FILE *f, const struct lat_stats *s)
-{
-	fputs("{\"median_ns\": ", f);
-	jnum(f, s->median_ns);
-	fputs(", \"p99_ns\": ", f);
-	jnum(f, s->p99_ns);
-	fputs(", \"min_ns\": ", f);
-	jnum(f, s->min_ns);
-	fputs(", \"mean_ns\": ", f);
-	jnum(f, s->mean_ns);
-	fprintf(f, ", \"iters\": %u}", s->iters);
-}
-
 static void json_set(FILE *f, const struct coll_set *s)
 {
 	const enum coll_method *ms = set_methods(s->barrier);
@@ -1517,10 +1477,7 @@ static void json_set(FILE *f, const struct coll_set *s)
 		s->done ? "true" : "false", s->warmup, s->iters);
 	for (unsigned int k = 0; k < COLL_NM; k++) {
 		fprintf(f, ", \"%s\": ", cm_json[ms[k]]);
-		if (s->done && s->has[k])
-			jstats(f, &s->st[k]);
-		else
-			fputs("null", f);
+		jlat_obj(f, &s->st[k], s->done && s->has[k]);
 	}
 	fputs(", \"best_software\": ", f);
 	if (s->best >= 0)

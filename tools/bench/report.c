@@ -602,7 +602,7 @@ void print_summary(FILE *f, const struct bench_cfg *cfg,
 
 /* --- JSON --- */
 
-static void jstr(FILE *f, const char *s)
+void jstr(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -620,7 +620,7 @@ static void jstr(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void jnum(FILE *f, double v)
+void jnum(FILE *f, double v)
 {
 	if (isfinite(v))
 		fprintf(f, "%.6g", v);
@@ -645,6 +645,17 @@ static void jlat_stats(FILE *f, const struct lat_stats *s)
 	fputs(", \"mean_ns\": ", f);
 	jnum(f, s->mean_ns);
 	fprintf(f, ", \"iters\": %u", s->iters);
+}
+
+void jlat_obj(FILE *f, const struct lat_stats *s, bool have)
+{
+	if (!have) {
+		fputs("null", f);
+		return;
+	}
+	fputc('{', f);
+	jlat_stats(f, s);
+	fputc('}', f);
 }
 
 static void jerr(FILE *f, int err, const char *msg)
@@ -684,13 +695,7 @@ static void jrdma(FILE *f, const struct rdma_result *x)
 		fputc('}', f);
 	}
 	fputs("],\n    \"write_8b_latency\": ", f);
-	if (x->done) {
-		fputc('{', f);
-		jlat_stats(f, &x->write8);
-		fputc('}', f);
-	} else {
-		fputs("null", f);
-	}
+	jlat_obj(f, &x->write8, x->done);
 	/*
 	 * Like the other targets: value / bound >= 1 passes, the bound being
 	 * 70% of memcpy at the size where write / memcpy is worst.
@@ -894,15 +899,9 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 
 		fprintf(f, "%s\n    {\"mode\": \"%s\", \"pair\": \"%s\", \"fetch_add\": ",
 			i ? "," : "", mode_name(x->mode), cfg->pair[x->pair].name);
-		if (x->lat_done) {
-			fputc('{', f);
-			jlat_stats(f, &x->fetch);
-			fputs("}, \"fifo_8b_half_rtt\": {", f);
-			jlat_stats(f, &x->fifo);
-			fputc('}', f);
-		} else {
-			fputs("null, \"fifo_8b_half_rtt\": null", f);
-		}
+		jlat_obj(f, &x->fetch, x->lat_done);
+		fputs(", \"fifo_8b_half_rtt\": ", f);
+		jlat_obj(f, &x->fifo, x->lat_done);
 		fputs(", \"ratio_fetch_add_fifo\": ", f);
 		jnum(f, x->lat_done ? x->ratio : NAN);
 		fputs(", \"ratio_fetch_add_fifo_min\": ", f);
