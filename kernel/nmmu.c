@@ -19,6 +19,18 @@
  * The struct is freed after an RCU grace period: lookups find it under
  * rcu_read_lock() and take their reference with refcount_inc_not_zero().
  *
+ * Translation cache: like the Hub's cache of the NMMU's mappings, each
+ * window keeps the registrations it translated last (w->mr_tlb, indexed
+ * by handle slot), so the per-packet lookup is a compare, not an xarray
+ * walk.  An entry is only a hint: a hit still takes its reference with
+ * refcount_inc_not_zero() and checks @dead.  Deregistration marks the
+ * registration dead before it drops the table's reference, then removes
+ * it from the cache; a lookup that caches it re-reads @dead after the
+ * store and removes it itself when it lost that race (each side's full
+ * barrier between its write and its read: one of them sees the other's).
+ * So no cache entry outlives the struct, which RCU keeps for readers that
+ * loaded the pointer before the removal.
+ *
  * A handle is (generation << PERCS_MR_SLOT_BITS) | slot.  The slot indexes
  * the xarray (slots are reused, so the table stays small); the generation
  * counts the window's registrations, so a deregistered handle finds
@@ -59,13 +71,16 @@
  * @pd: the system (live counters, release work)
  * @work: the release, when the last reference went in a user's hands
  * @rcu: the struct is freed after lookups under RCU are done with it
+ * @dead: deregistered (or its window released): lookups fail
  *
- * Everything but @ref is fixed before the registration is published.
+ * Everything but @ref and @dead is fixed before the registration is
+ * published.
  */
 struct percs_mr {
 	refcount_t ref;
 	u32 handle;
 	u32 access;
+	bool dead;
 	u64 addr;
 	u64 length;
 	unsigned long npages;
@@ -202,6 +217,35 @@ static void percs_mr_put_sync(struct percs_mr *mr)
 		percs_mr_free(mr);
 }
 
+static struct percs_mr __rcu **percs_mr_tlb_entry(struct percs_window *w,
+						  u32 handle)
+{
+	return &w->mr_tlb[handle & (PERCS_MR_TLB_ENTRIES - 1)];
+}
+
+/*
+ * Unpublish @mr, already erased from @w's table: later lookups fail, and
+ * no cache entry keeps the pointer once the table's reference is dropped.
+ */
+static void percs_mr_unpublish(struct percs_window *w, struct percs_mr *mr)
+{
+	WRITE_ONCE(mr->dead, true);
+	smp_mb();	/* @dead before the entry: pairs with percs_mr_cache() */
+	cmpxchg((struct percs_mr **)percs_mr_tlb_entry(w, mr->handle), mr,
+		NULL);
+}
+
+/* Cache @mr, found in the table and referenced (see the header). */
+static void percs_mr_cache(struct percs_window *w, struct percs_mr *mr)
+{
+	struct percs_mr __rcu **e = percs_mr_tlb_entry(w, mr->handle);
+
+	rcu_assign_pointer(*e, mr);
+	smp_mb();	/* the entry before @dead: pairs with the unpublish */
+	if (READ_ONCE(mr->dead))
+		cmpxchg((struct percs_mr **)e, mr, NULL);
+}
+
 /**
  * percs_mr_register() - PERCS_IOC_MR_REGISTER
  * @w: the window
@@ -321,6 +365,7 @@ int percs_mr_deregister(struct percs_window *w,
 	}
 	__xa_erase(&w->mrs, slot);
 	xa_unlock(&w->mrs);
+	percs_mr_unpublish(w, mr);
 	percs_mr_put_sync(mr);
 	return 0;
 }
@@ -357,9 +402,17 @@ struct percs_mr *percs_mr_get(struct percs_window *w, u32 handle, u64 addr,
 	if (access & ~PERCS_ACCESS_ALL)
 		return ERR_PTR(-EINVAL);
 	rcu_read_lock();
+	mr = rcu_dereference(*percs_mr_tlb_entry(w, handle));
+	if (mr && mr->handle == handle && !READ_ONCE(mr->dead) &&
+	    refcount_inc_not_zero(&mr->ref))
+		goto found;
 	mr = xa_load(&w->mrs, handle & PERCS_MR_SLOT_MASK);
-	if (!mr || mr->handle != handle || !refcount_inc_not_zero(&mr->ref))
+	if (!mr || mr->handle != handle || READ_ONCE(mr->dead) ||
+	    !refcount_inc_not_zero(&mr->ref))
 		err = -ENOENT;
+	else
+		percs_mr_cache(w, mr);
+found:
 	rcu_read_unlock();
 	if (err)
 		return ERR_PTR(err);
@@ -509,12 +562,7 @@ int percs_mr_copy_mr(struct percs_mr *dst, u64 daddr, struct percs_mr *src,
  */
 bool percs_mr_live(struct percs_window *w, struct percs_mr *mr)
 {
-	bool live;
-
-	rcu_read_lock();
-	live = xa_load(&w->mrs, mr->handle & PERCS_MR_SLOT_MASK) == mr;
-	rcu_read_unlock();
-	return live;
+	return !READ_ONCE(mr->dead);
 }
 
 /**
@@ -577,6 +625,7 @@ void percs_mr_window_fini(struct percs_window *w)
 
 	xa_for_each(&w->mrs, slot, mr) {
 		xa_erase(&w->mrs, slot);
+		percs_mr_unpublish(w, mr);
 		percs_mr_put_sync(mr);
 		cond_resched();
 	}
@@ -646,6 +695,37 @@ static int __init percs_sc_lookups(struct percs_window *w, struct percs_mr *mr)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * The lookups left @mr in the translation cache; erased from the table
+ * (the caller did) and unpublished, it is found neither there nor in a
+ * cache entry that a lookup racing with the deregistration put back.
+ */
+static int __init percs_sc_cache(struct percs_window *w, struct percs_mr *mr)
+{
+	struct percs_mr __rcu **e = percs_mr_tlb_entry(w, mr->handle);
+	struct percs_mr *got;
+
+	if (rcu_access_pointer(*e) != mr) {
+		pr_err("nmmu self-check: lookups left no cache entry\n");
+		return -EINVAL;
+	}
+	percs_mr_unpublish(w, mr);
+	got = percs_mr_get(w, mr->handle, PERCS_SC_ADDR, 8, 0);
+	if (rcu_access_pointer(*e) || PTR_ERR_OR_ZERO(got) != -ENOENT)
+		goto bad;
+	rcu_assign_pointer(*e, mr);
+	got = percs_mr_get(w, mr->handle, PERCS_SC_ADDR, 8, 0);
+	RCU_INIT_POINTER(*e, NULL);
+	if (PTR_ERR_OR_ZERO(got) != -ENOENT)
+		goto bad;
+	return 0;
+bad:
+	if (!IS_ERR(got))
+		percs_mr_put(got);
+	pr_err("nmmu self-check: a deregistered handle still translates\n");
+	return -EINVAL;
 }
 
 static int __init percs_sc_copies(struct percs_mr *mr, u8 *buf, u8 *out)
@@ -756,6 +836,8 @@ static int __init percs_nmmu_selfcheck(struct percs_dev *pd)
 	}
 	/* The table's reference is the only one left: no release path. */
 	xa_erase(&w->mrs, slot);
+	if (!ret)
+		ret = percs_sc_cache(w, mr);
 	xa_destroy(&w->mrs);
 out:
 	for (i = 0; i < PERCS_SC_PAGES; i++)

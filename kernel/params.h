@@ -85,6 +85,8 @@
 #define PERCS_MR_MAX_PER_WINDOW	8192	/* registrations one window holds */
 #define PERCS_MR_SLOT_BITS	16
 #define PERCS_MR_SLOT_MASK	((1U << PERCS_MR_SLOT_BITS) - 1)
+/* Translation cache entries per window, by slot (a power of two). */
+#define PERCS_MR_TLB_ENTRIES	8
 
 /* Pages pinned per pin_user_pages_fast() call before a resched check. */
 #define PERCS_MR_PIN_BATCH	512

@@ -383,6 +383,8 @@ struct percs_amo_win {
  * @mrs: memory registrations by handle slot (nmmu.c); each entry holds a
  *	reference to its &struct percs_mr
  * @mr_gen: registrations made, the generation part of new handles
+ * @mr_tlb: the translation cache: registrations looked up last, by handle
+ *	slot (nmmu.c)
  * @inst: this window's instance, unique over the module's life: a
  *	packet meant for an earlier window with the same address is told apart
  * @amo: atomics (atomic.c)
@@ -432,6 +434,7 @@ struct percs_window {
 	wait_queue_head_t wq;
 	struct xarray mrs;
 	atomic_t mr_gen;
+	struct percs_mr __rcu *mr_tlb[PERCS_MR_TLB_ENTRIES];
 	u64 inst;
 	struct percs_amo_win amo;
 	struct rcu_head rcu;

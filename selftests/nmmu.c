@@ -950,4 +950,114 @@ TEST_F_TIMEOUT(nm, threads_churn_one_window, 120)
 	EXPECT_PINNED(0, 0);
 }
 
+/*
+ * The translation cache (the last registrations a window translated):
+ * atomics from window A to window B, the HFI's lookups cached, find
+ * nothing once B deregisters the handle, also when a new registration
+ * takes the same slot; while a thread of ours re-registers one page over
+ * and over, every fetch-add applies once or fails with -ENOENT, and the
+ * page counts exactly the ones that applied.
+ */
+struct rereg {
+	struct percs_window *w;
+	uint64_t *page;
+	uint32_t handle;	/* the live one; 0 while between */
+	unsigned int iters;
+	int bad;
+};
+
+static void *rereg_thread(void *arg)
+{
+	struct rereg *r = arg;
+	unsigned int i;
+	uint32_t h;
+
+	for (i = 0; i < r->iters; i++) {
+		if (percs_mr_reg(r->w, r->page, PAGE,
+				 PERCS_ACCESS_REMOTE_ATOMIC, &h)) {
+			r->bad++;
+			break;
+		}
+		__atomic_store_n(&r->handle, h, __ATOMIC_RELEASE);
+		pt_pause_us(i % 7 * 10);
+		__atomic_store_n(&r->handle, 0, __ATOMIC_RELEASE);
+		if (percs_mr_dereg(r->w, h))
+			r->bad++;
+	}
+	__atomic_store_n(&r->iters, 0, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(nm, translation_cache_follows_deregistration, 120)
+{
+	uint64_t *p1 = (uint64_t *)self->buf, *p2 = p1 + PAGE / 8;
+	uint64_t *p3 = p2 + PAGE / 8, got = 7;
+	uint32_t key = pt_new_key(), h1, h2;
+	unsigned long applied = 0, refused = 0;
+	struct percs_window *a, *b;
+	struct percs_hfi *ha, *hb;
+	struct percs_rmr r;
+	struct rereg rr;
+	pthread_t t;
+	int ret;
+
+	ASSERT_EQ(0, pt_hfi_open(0, 1, &ha));
+	ASSERT_EQ(0, pt_hfi_open(1, 0, &hb));
+	ASSERT_EQ(0, pt_reserve(ha, 0, FIFO_4K, FIFO_4K, key,
+				PERCS_WINDOW_ANY, &a));
+	ASSERT_EQ(0, pt_reserve(hb, 0, FIFO_4K, FIFO_4K, key,
+				PERCS_WINDOW_ANY, &b));
+	memset(self->buf, 0, 3 * PAGE);
+	ASSERT_EQ(0, percs_mr_reg(b, p1, PAGE, PERCS_ACCESS_REMOTE_ATOMIC,
+				  &h1));
+	r = (struct percs_rmr){ .win = percs_window_addr(b), .handle = h1,
+				.base = (uintptr_t)p1, .length = PAGE };
+	for (uint64_t i = 0; i < 3; i++) {
+		ASSERT_EQ(0, percs_atomic_fetch_add64(a, &r, 0, 1, &got));
+		EXPECT_EQ(i, got);
+	}
+	ASSERT_EQ(0, percs_mr_dereg(b, h1));
+	EXPECT_EQ(-ENOENT, percs_atomic_fetch_add64(a, &r, 0, 1, &got));
+	/* The lowest free slot again, under another generation. */
+	ASSERT_EQ(0, percs_mr_reg(b, p2, PAGE, PERCS_ACCESS_REMOTE_ATOMIC,
+				  &h2));
+	EXPECT_EQ(h1 & 0xffff, h2 & 0xffff);
+	EXPECT_NE(h1, h2);
+	EXPECT_EQ(-ENOENT, percs_atomic_fetch_add64(a, &r, 0, 1, &got));
+	r.handle = h2;
+	r.base = (uintptr_t)p2;
+	EXPECT_EQ(0, percs_atomic_fetch_add64(a, &r, 0, 1, &got));
+	EXPECT_EQ(0, got);
+	EXPECT_EQ(3, p1[0]);
+	EXPECT_EQ(1, p2[0]);
+	ASSERT_EQ(0, percs_mr_dereg(b, h2));
+
+	rr = (struct rereg){ .w = b, .page = p3, .iters = pt_scale(1500) };
+	ASSERT_EQ(0, pthread_create(&t, NULL, rereg_thread, &rr));
+	r.base = (uintptr_t)p3;
+	while (__atomic_load_n(&rr.iters, __ATOMIC_ACQUIRE)) {
+		r.handle = __atomic_load_n(&rr.handle, __ATOMIC_ACQUIRE);
+		if (!r.handle)
+			continue;
+		ret = percs_atomic_fetch_add64(a, &r, 0, 1, &got);
+		if (!ret) {
+			EXPECT_EQ(applied++, got);
+		} else if (ret == -ENOENT) {
+			refused++;
+		} else {
+			ASSERT_EQ(0, ret);
+		}
+	}
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, rr.bad);
+	EXPECT_EQ(applied, p3[0]);
+	EXPECT_LT(0, applied);
+	TH_LOG("%lu applied, %lu refused as deregistered", applied, refused);
+	percs_window_release(a);
+	percs_window_release(b);
+	percs_hfi_close(ha);
+	percs_hfi_close(hb);
+	EXPECT_PINNED(0, 0);
+}
+
 TEST_HARNESS_MAIN
