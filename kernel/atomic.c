@@ -48,6 +48,7 @@
 #include <linux/slab.h>
 
 #include "dgram.h"
+#include "nmmu.h"
 
 /**
  * struct percs_amo_op - one outstanding atomic descriptor (initiator)
@@ -158,7 +159,8 @@ static u64 percs_amo_rmw(void *p, unsigned int width, unsigned int op,
 
 /*
  * Apply every operation of @d in @t's memory, or none: all are checked
- * first.  Return: 0 with *@value the first one's old value, or the error.
+ * first.  Under rcu_read_lock() (@t was looked up in it).  Return: 0 with
+ * *@value the first one's old value, or the error.
  */
 static int percs_amo_apply(struct percs_window *t,
 			   const struct fm_atomic_desc *d, u64 *value)
@@ -179,8 +181,9 @@ static int percs_amo_apply(struct percs_window *t,
 		if (err)
 			break;
 		if (!mr) {
-			mr = percs_mr_get(t, e->handle, d->ops[0].addr,
-					  e->width, PERCS_ACCESS_REMOTE_ATOMIC);
+			mr = percs_mr_get_rcu(t, e->handle, d->ops[0].addr,
+					      e->width,
+					      PERCS_ACCESS_REMOTE_ATOMIC);
 			if (IS_ERR(mr)) {
 				err = PTR_ERR(mr);
 				mr = NULL;
@@ -540,7 +543,11 @@ static void percs_amo_fail(struct percs_window *w, unsigned int i, int err)
 	percs_amo_complete(w, i);
 }
 
-/* Complete, or check the result registration for, a new descriptor. */
+/*
+ * The result registration of a new descriptor, referenced (NULL when it
+ * does not fetch), under rcu_read_lock().  Return: 0 or the status to
+ * complete the descriptor with.
+ */
 static int percs_amo_result_mr(struct percs_window *w,
 			       const struct percs_atomic_ext *e,
 			       struct percs_mr **mr)
@@ -548,8 +555,8 @@ static int percs_amo_result_mr(struct percs_window *w,
 	*mr = NULL;
 	if (!(e->flags & PERCS_ATOMIC_F_FETCH))
 		return 0;
-	*mr = percs_mr_get(w, e->result_handle, e->result_addr, e->width,
-			   PERCS_ACCESS_LOCAL_WRITE);
+	*mr = percs_mr_get_rcu(w, e->result_handle, e->result_addr, e->width,
+			       PERCS_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(*mr)) {
 		int err = PTR_ERR(*mr);
 
@@ -662,49 +669,74 @@ static const struct fm_route *percs_amo_chan_route(struct percs_window *w,
 }
 
 /*
- * The lossless network's path: route, target checks, apply, count the
- * request and the answer on their links, complete.  Return: 0 when the
- * descriptor is done (completed, with any status), or the status to
- * complete it with (nothing applied).
+ * The lossless network's path: decode, the result registration, route,
+ * target checks, apply, count the request and the answer on their links,
+ * complete - each check in the order of the protocol's, with its status.
+ * One RCU section covers the look-ups and the apply.
  */
-static int percs_amo_direct(struct percs_window *w,
-			    const struct percs_pkt_hdr *h,
-			    const struct fm_atomic_desc *d,
-			    struct percs_mr *result_mr)
+static void percs_amo_direct(struct percs_window *w,
+			     const struct percs_pkt_hdr *h, const u8 *payload)
 {
+	struct fm_atomic_desc *d = &w->amo.direct;
 	struct percs_dev *pd = w->hfi->pd;
-	const struct fm_route *r, *back = NULL;
-	struct percs_amo_chan *c = NULL;
+	const struct fm_route *r, *back;
+	struct percs_mr *result_mr;
+	struct percs_amo_chan *c;
 	struct percs_window *t;
+	u64 user_data = h->tag;
 	unsigned int extra;
-	int err, status = 0;
+	u8 cqe_flags = 0;
 	u64 value = 0;
+	int err, status;
 
+	err = fm_atomic_parse(h, payload, d);
+	/* Copied from the FIFO once, whole or not at all (too short). */
+	if (h->length >= sizeof(struct percs_atomic_ext))
+		user_data = d->ext.user_data;
+	if (err)
+		goto out_complete;
+	rcu_read_lock();
+	err = percs_amo_result_mr(w, &d->ext, &result_mr);
+	if (err) {
+		cqe_flags = PERCS_CQE_F_LOCAL;
+		goto out_unlock;
+	}
 	r = percs_isr_route_ref(w, h, &extra, &err);
 	if (!r)
-		return err;
-	rcu_read_lock();
+		goto out_put;
 	t = percs_window_lookup_rcu(pd, &h->dst, &err);
-	if (t)
-		err = percs_window_may_send_to(w, t);
-	if (!err) {
-		c = percs_amo_chan_get(w, percs_window_gid(t));
-		back = c ? percs_amo_chan_route(w, c, t->hfi->hub) : NULL;
-		err = c ? 0 : -ENOMEM;
-	}
-	if (!err && !back)
-		err = -EHOSTUNREACH;	/* links went down meanwhile */
-	if (!err)
-		status = percs_amo_apply(t, d, &value);
-	rcu_read_unlock();
+	if (!t)
+		goto out_put;
+	err = percs_window_may_send_to(w, t);
 	if (err)
-		return err;
+		goto out_put;
+	c = percs_amo_chan_get(w, percs_window_gid(t));
+	if (!c) {
+		err = -ENOMEM;
+		goto out_put;
+	}
+	back = percs_amo_chan_route(w, c, t->hfi->hub);
+	if (!back) {
+		err = -EHOSTUNREACH;	/* links went down meanwhile */
+		goto out_put;
+	}
+	status = percs_amo_apply(t, d, &value);
+	rcu_read_unlock();
 	percs_isr_count_later(w, r, 1);
-	percs_isr_count(pd, back, 1);
+	if (back->nr_hops)
+		percs_isr_count(pd, back, 1);
 	WRITE_ONCE(w->st->packets_sent, w->st->packets_sent + 1);
 	this_cpu_inc(w->hfi->stats->amo_issued);
 	percs_amo_finish(w, &d->ext, result_mr, status, 0, value);
-	return 0;
+	return;
+
+out_put:
+	if (result_mr)
+		percs_mr_put(result_mr);
+out_unlock:
+	rcu_read_unlock();
+out_complete:
+	percs_cq_post(w, user_data, err, PERCS_PKT_ATOMIC, cqe_flags);
 }
 
 /**
@@ -732,6 +764,10 @@ int percs_amo_post(struct percs_window *w, const struct percs_pkt_hdr *h,
 	lockdep_assert_held(&w->send_lock);
 	if (w->amo.nr >= PERCS_ATOMIC_MAX_OPS)
 		return -EBUSY;
+	if (percs_amo_lossless(w->hfi->pd)) {
+		percs_amo_direct(w, h, payload);
+		return 0;
+	}
 	op = percs_amo_free_slot(w, &slot);
 	if (!op) {
 		err = -ENOMEM;
@@ -743,16 +779,11 @@ int percs_amo_post(struct percs_window *w, const struct percs_pkt_hdr *h,
 		user_data = op->req.desc.ext.user_data;
 	if (err)
 		goto out_complete;
+	rcu_read_lock();
 	err = percs_amo_result_mr(w, &op->req.desc.ext, &result_mr);
+	rcu_read_unlock();
 	if (err) {
 		cqe_flags = PERCS_CQE_F_LOCAL;
-		goto out_complete;
-	}
-	if (percs_amo_lossless(w->hfi->pd)) {
-		/* The slot's memory held the descriptor only. */
-		err = percs_amo_direct(w, h, &op->req.desc, result_mr);
-		if (!err)
-			return 0;
 		goto out_complete;
 	}
 	err = percs_amo_target(w, h, &gid, &inst);

@@ -35,7 +35,7 @@
 #include <linux/workqueue.h>
 #include <linux/ktime.h>
 
-#include "percs.h"
+#include "nmmu.h"
 #include "packet.h"
 
 /**

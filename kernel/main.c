@@ -7,7 +7,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "percs.h"
+#include "nmmu.h"
 
 static unsigned int supernodes = PERCS_DEF_SUPERNODES;
 module_param(supernodes, uint, 0444);

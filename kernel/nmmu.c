@@ -50,61 +50,12 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
-#include "percs.h"
+#include "nmmu.h"
 
 /* Rights that make the HFI write the pages: pin them for writing. */
 #define PERCS_ACCESS_WRITES	(PERCS_ACCESS_LOCAL_WRITE |		\
 				 PERCS_ACCESS_REMOTE_WRITE |		\
 				 PERCS_ACCESS_REMOTE_ATOMIC)
-
-/**
- * struct percs_mr - one memory registration
- * @ref: references: one for the window's table, one per user in flight
- * @handle: the name user space and packets use
- * @access: PERCS_ACCESS_* granted
- * @addr: first registered byte (effective address)
- * @length: registered bytes
- * @npages: pages covering [@addr, @addr + @length)
- * @pages: those pages, pinned, in address order
- * @mm: the address space they were pinned from and charged to (held with
- *	mmgrab(): the struct, not the address space)
- * @pd: the system (live counters, release work)
- * @work: the release, when the last reference went in a user's hands
- * @rcu: the struct is freed after lookups under RCU are done with it
- * @dead: deregistered (or its window released): lookups fail
- *
- * Everything but @ref and @dead is fixed before the registration is
- * published.
- */
-struct percs_mr {
-	refcount_t ref;
-	u32 handle;
-	u32 access;
-	bool dead;
-	u64 addr;
-	u64 length;
-	unsigned long npages;
-	struct page **pages;
-	struct mm_struct *mm;
-	struct percs_dev *pd;
-	struct work_struct work;
-	struct rcu_head rcu;
-};
-
-/* Is [@addr, @addr + @len) inside the registration (no wrap-around)? */
-static bool percs_mr_covers(const struct percs_mr *mr, u64 addr, u64 len)
-{
-	u64 end;
-
-	return !check_add_overflow(addr, len, &end) && addr >= mr->addr &&
-	       end <= mr->addr + mr->length;
-}
-
-/* Byte offset of @addr from the start of the registration's first page. */
-static u64 percs_mr_offset(const struct percs_mr *mr, u64 addr)
-{
-	return addr - (mr->addr & PAGE_MASK);
-}
 
 /* Charge @npages to @mm's RLIMIT_MEMLOCK, the way ib_umem_get() does. */
 static int percs_mr_charge(struct mm_struct *mm, unsigned long npages)
@@ -184,17 +135,14 @@ static void percs_mr_release_work(struct work_struct *work)
 }
 
 /**
- * percs_mr_put() - drop a reference percs_mr_get() gave
- * @mr: the registration
+ * percs_mr_release() - the last reference went in a user's hands
+ * @mr: the registration, its count zero
  *
- * Any context, spinlocks held or not.  When this was the last reference
- * (the registration was deregistered or its window released meanwhile),
- * the pages are unpinned and uncharged by a work item shortly after.
+ * Any context (see percs_mr_put()): the pages are unpinned and uncharged
+ * by a work item shortly after.
  */
-void percs_mr_put(struct percs_mr *mr)
+void percs_mr_release(struct percs_mr *mr)
 {
-	if (!refcount_dec_and_test(&mr->ref))
-		return;
 	INIT_WORK(&mr->work, percs_mr_release_work);
 	queue_work(mr->pd->nmmu_wq, &mr->work);
 }
@@ -215,12 +163,6 @@ static void percs_mr_put_sync(struct percs_mr *mr)
 	might_sleep();
 	if (refcount_dec_and_test(&mr->ref))
 		percs_mr_free(mr);
-}
-
-static struct percs_mr __rcu **percs_mr_tlb_entry(struct percs_window *w,
-						  u32 handle)
-{
-	return &w->mr_tlb[handle & (PERCS_MR_TLB_ENTRIES - 1)];
 }
 
 /*
@@ -371,6 +313,26 @@ int percs_mr_deregister(struct percs_window *w,
 }
 
 /**
+ * percs_mr_find_rcu() - the translation cache missed: look in the table
+ * @w: the window, kept valid by the caller
+ * @handle: the handle
+ *
+ * Caller holds rcu_read_lock().  What is found is cached.
+ *
+ * Return: the registration with a reference held, or NULL.
+ */
+struct percs_mr *percs_mr_find_rcu(struct percs_window *w, u32 handle)
+{
+	struct percs_mr *mr = xa_load(&w->mrs, handle & PERCS_MR_SLOT_MASK);
+
+	if (!mr || mr->handle != handle || READ_ONCE(mr->dead) ||
+	    !refcount_inc_not_zero(&mr->ref))
+		return NULL;
+	percs_mr_cache(w, mr);
+	return mr;
+}
+
+/**
  * percs_mr_get() - translate (window, handle, range, right) for a transfer
  * @w: the window that owns the handle (the target of an RDMA or atomic
  *	packet, or the initiator for its local side); the caller keeps it
@@ -381,7 +343,8 @@ int percs_mr_deregister(struct percs_window *w,
  * @len: bytes it touches (0 is accepted anywhere in [start, end])
  * @access: the PERCS_ACCESS_* rights the transfer needs, all of them
  *
- * Any context: takes no lock, never sleeps.  The checks run in this
+ * Any context: takes no lock, never sleeps.  percs_mr_get_rcu() is the
+ * same for a caller inside rcu_read_lock().  The checks run in this
  * order and each failure has its own errno, so a completion status can
  * carry it as is.
  *
@@ -397,33 +360,10 @@ struct percs_mr *percs_mr_get(struct percs_window *w, u32 handle, u64 addr,
 			      u64 len, u32 access)
 {
 	struct percs_mr *mr;
-	int err = 0;
 
-	if (access & ~PERCS_ACCESS_ALL)
-		return ERR_PTR(-EINVAL);
 	rcu_read_lock();
-	mr = rcu_dereference(*percs_mr_tlb_entry(w, handle));
-	if (mr && mr->handle == handle && !READ_ONCE(mr->dead) &&
-	    refcount_inc_not_zero(&mr->ref))
-		goto found;
-	mr = xa_load(&w->mrs, handle & PERCS_MR_SLOT_MASK);
-	if (!mr || mr->handle != handle || READ_ONCE(mr->dead) ||
-	    !refcount_inc_not_zero(&mr->ref))
-		err = -ENOENT;
-	else
-		percs_mr_cache(w, mr);
-found:
+	mr = percs_mr_get_rcu(w, handle, addr, len, access);
 	rcu_read_unlock();
-	if (err)
-		return ERR_PTR(err);
-	if (!percs_mr_covers(mr, addr, len))
-		err = -ERANGE;
-	else if ((mr->access & access) != access)
-		err = -EPERM;
-	if (err) {
-		percs_mr_put(mr);
-		return ERR_PTR(err);
-	}
 	return mr;
 }
 
@@ -549,57 +489,6 @@ int percs_mr_copy_mr(struct percs_mr *dst, u64 daddr, struct percs_mr *src,
 		len -= n;
 	}
 	return 0;
-}
-
-/**
- * percs_mr_live() - is @mr still registered in @w under its handle?
- * @w: the window it was taken from, kept valid by the caller
- * @mr: a registration from percs_mr_get() on @w
- *
- * A transfer checks this as it goes: a deregistered handle stops it.
- *
- * Return: true while the handle names @mr.
- */
-bool percs_mr_live(struct percs_window *w, struct percs_mr *mr)
-{
-	return !READ_ONCE(mr->dead);
-}
-
-/**
- * percs_mr_map_operand() - kernel pointer to an atomic operand
- * @mr: a registration from percs_mr_get()
- * @addr: effective address of the operand, a multiple of @width
- * @width: 1, 2, 4 or 8 bytes
- *
- * Naturally aligned, the operand never crosses a page, so one
- * kmap_local_page() covers it.  Any context; unmap with
- * percs_mr_unmap_operand() in the same context, in the reverse order of
- * the maps (kmap_local rules).
- *
- * Return: the pointer, or ERR_PTR(-EFAULT) when @addr is not a multiple
- * of @width, ERR_PTR(-ERANGE) when the operand is not inside @mr.
- */
-void *percs_mr_map_operand(struct percs_mr *mr, u64 addr, unsigned int width)
-{
-	u64 off;
-	u8 *p;
-
-	if (!IS_ALIGNED(addr, width))
-		return ERR_PTR(-EFAULT);
-	if (!percs_mr_covers(mr, addr, width))
-		return ERR_PTR(-ERANGE);
-	off = percs_mr_offset(mr, addr);
-	p = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
-	return p + (off & ~PAGE_MASK);
-}
-
-/**
- * percs_mr_unmap_operand() - undo percs_mr_map_operand()
- * @operand: the pointer it returned
- */
-void percs_mr_unmap_operand(void *operand)
-{
-	kunmap_local(operand);
 }
 
 /**

@@ -44,6 +44,7 @@
 #include <linux/workqueue.h>
 #include <linux/percs.h>
 
+#include "atomic.h"
 #include "topology.h"
 #include "params.h"
 
@@ -317,6 +318,7 @@ struct percs_amo_chan;
  *	numbers to that target (send_lock)
  * @last_chan: the channel used last (send_lock), or NULL
  * @last_gid: its target's gid
+ * @direct: the descriptor the lossless path decodes into (send_lock)
  * @work: runs the engine when a reply arrived from elsewhere, and as the
  *	retransmission timer
  * @rx_lock: the target side: @peers and what they remember
@@ -334,6 +336,7 @@ struct percs_amo_win {
 	struct xarray chans;
 	struct percs_amo_chan *last_chan;
 	u32 last_gid;
+	struct fm_atomic_desc direct;
 	struct delayed_work work;
 	spinlock_t rx_lock;
 	bool rx_dead;
@@ -447,6 +450,68 @@ static inline u32 percs_window_gid(const struct percs_window *w)
 }
 
 /**
+ * percs_window_may_send_to() - the isolation rule for packets
+ * @src: sending window
+ * @dst: target window
+ *
+ * Return: 0, or -EACCES when the windows belong to different jobs.
+ */
+static inline int percs_window_may_send_to(const struct percs_window *src,
+					   const struct percs_window *dst)
+{
+	return src->job_key == dst->job_key ? 0 : -EACCES;
+}
+
+/**
+ * percs_window_lookup_rcu() - find the target window of a packet
+ * @pd: the system
+ * @a: the destination address
+ * @err: set to the send error when no window is returned
+ *
+ * Caller holds rcu_read_lock(); the window may be dying: check recv_dead
+ * under its recv_lock before touching its regions.
+ *
+ * Return: the window, or NULL with @err set.
+ */
+static inline struct percs_window *
+percs_window_lookup_rcu(struct percs_dev *pd, const struct percs_addr *a,
+			int *err)
+{
+	struct percs_window *t;
+
+	if (a->hub >= pd->topo.nr_hubs || a->hfi >= PERCS_HFIS_PER_HUB) {
+		*err = -EHOSTUNREACH;
+		return NULL;
+	}
+	if (a->window >= pd->windows_per_hfi) {
+		*err = -EADDRNOTAVAIL;
+		return NULL;
+	}
+	t = rcu_dereference(pd->hfis[a->hub * PERCS_HFIS_PER_HUB +
+				     a->hfi].windows[a->window]);
+	if (!t)
+		*err = -ECONNREFUSED;
+	return t;
+}
+
+/**
+ * percs_window_lookup_gid_rcu() - find a window by global id
+ * @pd: the system
+ * @gid: as percs_window_gid()
+ *
+ * Caller holds rcu_read_lock().  Return: the window or NULL.
+ */
+static inline struct percs_window *
+percs_window_lookup_gid_rcu(struct percs_dev *pd, u32 gid)
+{
+	u32 hfi = gid / pd->windows_per_hfi;
+
+	if (hfi >= pd->nr_hfis)
+		return NULL;
+	return rcu_dereference(pd->hfis[hfi].windows[gid % pd->windows_per_hfi]);
+}
+
+/**
  * percs_copy() - copy packet bytes between FIFOs and slots
  * @dst: destination, 8-byte aligned
  * @src: source, 8-byte aligned
@@ -512,13 +577,6 @@ int percs_window_reserve(struct percs_hfi *hfi,
 			 struct percs_window_reserve *req,
 			 struct percs_window_reserve __user *ureq, u32 usize);
 int percs_window_query(struct percs_hfi *hfi, struct percs_window_query *q);
-struct percs_window *percs_window_lookup_rcu(struct percs_dev *pd,
-					     const struct percs_addr *a,
-					     int *err);
-struct percs_window *percs_window_lookup_gid_rcu(struct percs_dev *pd,
-						 u32 gid);
-int percs_window_may_send_to(const struct percs_window *src,
-			     const struct percs_window *dst);
 
 /* mmap.c */
 int percs_window_mmap(struct file *file, struct vm_area_struct *vma);
@@ -654,28 +712,6 @@ int percs_jobkey_get(struct percs_dev *pd, u32 key);
 void percs_jobkey_put(struct percs_dev *pd, u32 key);
 void percs_jobkey_destroy(struct percs_dev *pd);
 unsigned int percs_jobkey_count(struct percs_dev *pd);
-
-/* nmmu.c: memory registration and translation */
-int percs_nmmu_init(struct percs_dev *pd);
-void percs_nmmu_exit(struct percs_dev *pd);
-void percs_mr_window_init(struct percs_window *w);
-void percs_mr_window_fini(struct percs_window *w);
-int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
-		      struct percs_mr_register __user *ureq, u32 usize);
-int percs_mr_deregister(struct percs_window *w,
-			const struct percs_mr_deregister *req);
-struct percs_mr *percs_mr_get(struct percs_window *w, u32 handle, u64 addr,
-			      u64 len, u32 access);
-void percs_mr_put(struct percs_mr *mr);
-void percs_mr_hold(struct percs_mr *mr);
-int percs_mr_copy_to(struct percs_mr *mr, u64 addr, const void *src,
-		     size_t len);
-int percs_mr_copy_from(struct percs_mr *mr, u64 addr, void *dst, size_t len);
-int percs_mr_copy_mr(struct percs_mr *dst, u64 daddr, struct percs_mr *src,
-		     u64 saddr, size_t len);
-bool percs_mr_live(struct percs_window *w, struct percs_mr *mr);
-void *percs_mr_map_operand(struct percs_mr *mr, u64 addr, unsigned int width);
-void percs_mr_unmap_operand(void *operand);
 
 /* debugfs.c */
 void percs_debugfs_init(struct percs_dev *pd);

@@ -51,7 +51,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "percs.h"
+#include "nmmu.h"
 #include "packet.h"
 
 enum percs_rdma_state {

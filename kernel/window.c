@@ -19,7 +19,7 @@
 #include <linux/cred.h>
 #include <linux/mm.h>
 
-#include "percs.h"
+#include "nmmu.h"
 
 static const struct file_operations percs_window_fops;
 
@@ -32,19 +32,6 @@ void percs_window_error(struct percs_window *w, int err)
 {
 	WRITE_ONCE(w->st->error, -err);
 	percs_status_set(w, PERCS_STATUS_ERROR);
-}
-
-/**
- * percs_window_may_send_to() - the isolation rule for packets
- * @src: sending window
- * @dst: target window
- *
- * Return: 0, or -EACCES when the windows belong to different jobs.
- */
-int percs_window_may_send_to(const struct percs_window *src,
-			     const struct percs_window *dst)
-{
-	return src->job_key == dst->job_key ? 0 : -EACCES;
 }
 
 static bool percs_fifo_size_ok(u32 size)
@@ -529,55 +516,6 @@ static const struct file_operations percs_window_fops = {
 	.fsync = percs_window_fsync,
 	.llseek = noop_llseek,
 };
-
-/**
- * percs_window_lookup_rcu() - find the target window of a packet
- * @pd: the system
- * @a: the destination address
- * @err: set to the send error when no window is returned
- *
- * Caller holds rcu_read_lock(); the window may be dying: check recv_dead
- * under its recv_lock before touching its regions.
- *
- * Return: the window, or NULL with @err set.
- */
-struct percs_window *percs_window_lookup_rcu(struct percs_dev *pd,
-					     const struct percs_addr *a,
-					     int *err)
-{
-	struct percs_window *t;
-
-	if (a->hub >= pd->topo.nr_hubs || a->hfi >= PERCS_HFIS_PER_HUB) {
-		*err = -EHOSTUNREACH;
-		return NULL;
-	}
-	if (a->window >= pd->windows_per_hfi) {
-		*err = -EADDRNOTAVAIL;
-		return NULL;
-	}
-	t = rcu_dereference(pd->hfis[a->hub * PERCS_HFIS_PER_HUB +
-				     a->hfi].windows[a->window]);
-	if (!t)
-		*err = -ECONNREFUSED;
-	return t;
-}
-
-/**
- * percs_window_lookup_gid_rcu() - find a window by global id
- * @pd: the system
- * @gid: as percs_window_gid()
- *
- * Caller holds rcu_read_lock().  Return: the window or NULL.
- */
-struct percs_window *percs_window_lookup_gid_rcu(struct percs_dev *pd,
-						 u32 gid)
-{
-	u32 hfi = gid / pd->windows_per_hfi;
-
-	if (hfi >= pd->nr_hfis)
-		return NULL;
-	return rcu_dereference(pd->hfis[hfi].windows[gid % pd->windows_per_hfi]);
-}
 
 /**
  * percs_window_query() - PERCS_IOC_WINDOW_QUERY

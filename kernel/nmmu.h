@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * percs: the NMMU's registrations, and the translation helpers that run
+ * once per packet, inline (nmmu.c has the rest and the rules).
+ */
+#ifndef _PERCS_NMMU_H
+#define _PERCS_NMMU_H
+
+#include <linux/err.h>
+#include <linux/highmem.h>
+#include <linux/overflow.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/workqueue.h>
+
+#include "percs.h"
+
+/**
+ * struct percs_mr - one memory registration
+ * @ref: references: one for the window's table, one per user in flight
+ * @handle: the name user space and packets use
+ * @access: PERCS_ACCESS_* granted
+ * @addr: first registered byte (effective address)
+ * @length: registered bytes
+ * @npages: pages covering [@addr, @addr + @length)
+ * @pages: those pages, pinned, in address order
+ * @mm: the address space they were pinned from and charged to (held with
+ *	mmgrab(): the struct, not the address space)
+ * @pd: the system (live counters, release work)
+ * @work: the release, when the last reference went in a user's hands
+ * @rcu: the struct is freed after lookups under RCU are done with it
+ * @dead: deregistered (or its window released): lookups fail
+ *
+ * Everything but @ref and @dead is fixed before the registration is
+ * published.
+ */
+struct percs_mr {
+	refcount_t ref;
+	u32 handle;
+	u32 access;
+	bool dead;
+	u64 addr;
+	u64 length;
+	unsigned long npages;
+	struct page **pages;
+	struct mm_struct *mm;
+	struct percs_dev *pd;
+	struct work_struct work;
+	struct rcu_head rcu;
+};
+
+/* Is [@addr, @addr + @len) inside the registration (no wrap-around)? */
+static inline bool percs_mr_covers(const struct percs_mr *mr, u64 addr, u64 len)
+{
+	u64 end;
+
+	return !check_add_overflow(addr, len, &end) && addr >= mr->addr &&
+	       end <= mr->addr + mr->length;
+}
+
+/* Byte offset of @addr from the start of the registration's first page. */
+static inline u64 percs_mr_offset(const struct percs_mr *mr, u64 addr)
+{
+	return addr - (mr->addr & PAGE_MASK);
+}
+
+int percs_nmmu_init(struct percs_dev *pd);
+void percs_nmmu_exit(struct percs_dev *pd);
+void percs_mr_window_init(struct percs_window *w);
+void percs_mr_window_fini(struct percs_window *w);
+int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
+		      struct percs_mr_register __user *ureq, u32 usize);
+int percs_mr_deregister(struct percs_window *w,
+			const struct percs_mr_deregister *req);
+struct percs_mr *percs_mr_find_rcu(struct percs_window *w, u32 handle);
+struct percs_mr *percs_mr_get(struct percs_window *w, u32 handle, u64 addr,
+			      u64 len, u32 access);
+void percs_mr_release(struct percs_mr *mr);
+void percs_mr_hold(struct percs_mr *mr);
+int percs_mr_copy_to(struct percs_mr *mr, u64 addr, const void *src,
+		     size_t len);
+int percs_mr_copy_from(struct percs_mr *mr, u64 addr, void *dst, size_t len);
+int percs_mr_copy_mr(struct percs_mr *dst, u64 daddr, struct percs_mr *src,
+		     u64 saddr, size_t len);
+
+/* The translation cache entry of @handle in @w. */
+static inline struct percs_mr __rcu **percs_mr_tlb_entry(struct percs_window *w,
+							 u32 handle)
+{
+	return &w->mr_tlb[handle & (PERCS_MR_TLB_ENTRIES - 1)];
+}
+
+/**
+ * percs_mr_put() - drop a reference percs_mr_get() gave
+ * @mr: the registration
+ *
+ * Any context, spinlocks held or not.  When this was the last reference
+ * (the registration was deregistered or its window released meanwhile),
+ * the pages are unpinned and uncharged by a work item shortly after.
+ */
+static inline void percs_mr_put(struct percs_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref))
+		percs_mr_release(mr);
+}
+
+/**
+ * percs_mr_get_rcu() - percs_mr_get() inside rcu_read_lock()
+ * @w: as for percs_mr_get()
+ * @handle: as for percs_mr_get()
+ * @addr: as for percs_mr_get()
+ * @len: as for percs_mr_get()
+ * @access: as for percs_mr_get()
+ *
+ * A hit in the translation cache is a compare and a reference, inline.
+ *
+ * Return: as percs_mr_get().
+ */
+static inline struct percs_mr *percs_mr_get_rcu(struct percs_window *w,
+						u32 handle, u64 addr, u64 len,
+						u32 access)
+{
+	struct percs_mr *mr;
+	int err;
+
+	if (access & ~PERCS_ACCESS_ALL)
+		return ERR_PTR(-EINVAL);
+	mr = rcu_dereference(*percs_mr_tlb_entry(w, handle));
+	if (!mr || mr->handle != handle || READ_ONCE(mr->dead) ||
+	    !refcount_inc_not_zero(&mr->ref)) {
+		mr = percs_mr_find_rcu(w, handle);
+		if (!mr)
+			return ERR_PTR(-ENOENT);
+	}
+	if (!percs_mr_covers(mr, addr, len))
+		err = -ERANGE;
+	else if ((mr->access & access) != access)
+		err = -EPERM;
+	else
+		return mr;
+	percs_mr_put(mr);
+	return ERR_PTR(err);
+}
+
+/**
+ * percs_mr_live() - is @mr still registered in @w under its handle?
+ * @w: the window it was taken from, kept valid by the caller
+ * @mr: a registration from percs_mr_get() on @w
+ *
+ * A transfer checks this as it goes: a deregistered handle stops it.
+ *
+ * Return: true while the handle names @mr.
+ */
+static inline bool percs_mr_live(struct percs_window *w,
+				 struct percs_mr *mr)
+{
+	return !READ_ONCE(mr->dead);
+}
+
+/**
+ * percs_mr_map_operand() - kernel pointer to an atomic operand
+ * @mr: a registration from percs_mr_get()
+ * @addr: effective address of the operand, a multiple of @width
+ * @width: 1, 2, 4 or 8 bytes
+ *
+ * Naturally aligned, the operand never crosses a page, so one
+ * kmap_local_page() covers it.  Any context; unmap with
+ * percs_mr_unmap_operand() in the same context, in the reverse order of
+ * the maps (kmap_local rules).
+ *
+ * Return: the pointer, or ERR_PTR(-EFAULT) when @addr is not a multiple
+ * of @width, ERR_PTR(-ERANGE) when the operand is not inside @mr.
+ */
+static inline void *percs_mr_map_operand(struct percs_mr *mr, u64 addr,
+					 unsigned int width)
+{
+	u64 off;
+	u8 *p;
+
+	if (!IS_ALIGNED(addr, width))
+		return ERR_PTR(-EFAULT);
+	if (!percs_mr_covers(mr, addr, width))
+		return ERR_PTR(-ERANGE);
+	off = percs_mr_offset(mr, addr);
+	p = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
+	return p + (off & ~PAGE_MASK);
+}
+
+/**
+ * percs_mr_unmap_operand() - undo percs_mr_map_operand()
+ * @operand: the pointer it returned
+ */
+static inline void percs_mr_unmap_operand(void *operand)
+{
+	kunmap_local(operand);
+}
+
+#endif /* _PERCS_NMMU_H */
