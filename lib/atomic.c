@@ -41,43 +41,50 @@ static bool atomic_wr_ok(const struct percs_atomic_wr *wr)
 
 int lp_atomic_post(struct percs_window *w, const struct percs_atomic_wr *wr)
 {
-	uint8_t buf[PERCS_ATOMIC_LEN(PERCS_ATOMIC_MAX_PACKED) + sizeof(uint64_t)];
-	struct percs_atomic_ext *e = (struct percs_atomic_ext *)buf;
-	struct percs_pkt_hdr h;
-	size_t len;
+	bool cswap = wr->op == PERCS_ATOMIC_CSWAP;
+	struct percs_pkt_hdr h = {
+		.kind = PERCS_PKT_ATOMIC,
+		.route = wr->route,
+		.route_arg = wr->route_arg,
+		.length = (uint16_t)(PERCS_ATOMIC_LEN(wr->count) +
+				     (cswap ? sizeof(wr->compare) : 0)),
+		.dst = wr->dst,
+		.tag = (uint32_t)wr->user_data,
+	};
+	struct percs_atomic_ext e = {
+		.op = wr->op,
+		.width = wr->width,
+		.count = wr->count,
+		.flags = wr->flags,
+		.handle = wr->handle,
+		.user_data = wr->user_data,
+	};
+	uint8_t *p;
+	int ret;
 
-	if (!w || !wr || !atomic_wr_ok(wr))
-		return -EINVAL;
-	memset(&h, 0, sizeof(h));
-	h.kind = PERCS_PKT_ATOMIC;
-	h.route = wr->route;
-	h.route_arg = wr->route_arg;
-	h.dst = wr->dst;
-	h.tag = (uint32_t)wr->user_data;
-	memset(e, 0, sizeof(*e));
-	e->op = wr->op;
-	e->width = wr->width;
-	e->count = wr->count;
-	e->flags = wr->flags;
-	e->handle = wr->handle;
-	e->user_data = wr->user_data;
 	if (wr->flags & PERCS_ATOMIC_F_FETCH) {
-		e->result_addr = (uint64_t)(uintptr_t)wr->result_addr;
-		e->result_handle = wr->result_handle;
+		e.result_addr = (uint64_t)(uintptr_t)wr->result_addr;
+		e.result_handle = wr->result_handle;
 	}
-	len = PERCS_ATOMIC_LEN(wr->count);
-	memcpy(buf + sizeof(*e), wr->ops, wr->count * sizeof(wr->ops[0]));
-	if (wr->op == PERCS_ATOMIC_CSWAP) {
-		memcpy(buf + len, &wr->compare, sizeof(wr->compare));
-		len += sizeof(wr->compare);
-	}
-	return lp_desc_post(w, &h, buf, len);
+	/* Written in place: fixed-size copies, no staging buffer. */
+	ret = lp_desc_reserve(w, &h, (void **)&p);
+	if (ret)
+		return ret;
+	memcpy(p, &e, sizeof(e));
+	p += sizeof(e);
+	for (unsigned int i = 0; i < wr->count; i++, p += sizeof(wr->ops[0]))
+		memcpy(p, &wr->ops[i], sizeof(wr->ops[0]));
+	if (cswap)
+		memcpy(p, &wr->compare, sizeof(wr->compare));
+	return percs_send_trigger(w);
 }
 
 int percs_atomic_post(struct percs_window *w, const struct percs_atomic_wr *wr)
 {
+	if (!w || !wr || !atomic_wr_ok(wr))
+		return -EINVAL;
 	/* Those entries would be taken for the PGAS level's own. */
-	if (wr && (uint32_t)(wr->user_data >> 32) == PERCS_AMO_USER_DATA_TAG)
+	if ((uint32_t)(wr->user_data >> 32) == PERCS_AMO_USER_DATA_TAG)
 		return -EINVAL;
 	return lp_atomic_post(w, wr);
 }

@@ -150,6 +150,42 @@ int percs_send_compose_hdr(struct percs_window *w,
 	return sq_compose(w, &h, buf, len);
 }
 
+int lp_desc_reserve(struct percs_window *w, const struct percs_pkt_hdr *h,
+		    void **payload)
+{
+	int ret;
+
+	if (lp_unlikely(h->length > PERCS_MAX_PAYLOAD))
+		return -EMSGSIZE;
+	ret = sq_reserve(w, h, h->length, payload);
+	if (ret == -EAGAIN) {
+		/* Publish what is queued and let the engine drain it. */
+		lp_store_release(&w->db->send_tail, w->sq.tail);
+		ret = w->doorbell(w, PERCS_KICK_F_SEND);
+		if (ret < 0)
+			return ret;
+		ret = sq_reserve(w, h, h->length, payload);
+	}
+	return ret;
+}
+
+int lp_desc_post(struct percs_window *w, const struct percs_pkt_hdr *h,
+		 const void *buf, size_t len)
+{
+	struct percs_pkt_hdr hl = *h;
+	void *p;
+	int ret;
+
+	hl.length = (uint16_t)len;
+	if (lp_unlikely(len > PERCS_MAX_PAYLOAD))
+		return -EMSGSIZE;
+	ret = lp_desc_reserve(w, &hl, &p);
+	if (ret)
+		return ret;
+	memcpy(p, buf, len);
+	return percs_send_trigger(w);
+}
+
 int percs_send_trigger(struct percs_window *w)
 {
 	lp_store_release(&w->db->send_tail, w->sq.tail);

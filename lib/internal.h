@@ -305,11 +305,22 @@ LP_HIDDEN int lp_cq_drain(struct percs_window *w);
 LP_HIDDEN int lp_sleep_us(struct percs_window *w, unsigned int us);
 LP_HIDDEN void lp_cq_release(struct percs_window *w);
 
-/* rdma.c: compose a descriptor; if the FIFO is full, publish, kick, retry once */
+/*
+ * fifo.c, descriptors (RDMA, atomics): room at the send FIFO's tail for
+ * header @h (h->length payload bytes) - if the FIFO is full, publish,
+ * kick, retry once - with *@payload where the caller writes the payload;
+ * or the same with @len bytes from @buf, then the trigger.
+ */
+LP_HIDDEN int lp_desc_reserve(struct percs_window *w,
+			      const struct percs_pkt_hdr *h, void **payload);
 LP_HIDDEN int lp_desc_post(struct percs_window *w, const struct percs_pkt_hdr *h,
 			   const void *buf, size_t len);
 
-/* atomic.c: percs_atomic_post() without the reserved user_data check */
+/*
+ * atomic.c: compose @wr in the send FIFO and trigger, for the library's
+ * own descriptors, well-formed by construction (percs_atomic_post()
+ * checks the caller's)
+ */
 LP_HIDDEN int lp_atomic_post(struct percs_window *w,
 			     const struct percs_atomic_wr *wr);
 

@@ -126,7 +126,7 @@ void lp_amo_complete(struct percs_window *w, const struct percs_cqe *c)
 	if (!(a->busy & (1ULL << i)) || s->gen != gen || s->done)
 		return;
 	if (!c->res && s->fetched && a->results)
-		memcpy(s->fetched, &a->results[i], s->width);
+		store_width(s->fetched, s->width, a->results[i]);
 	if (s->block) {
 		s->done = true;
 		s->res = c->res;

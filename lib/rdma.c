@@ -42,24 +42,6 @@ static int rdma_build(const struct percs_rdma_wr *wr, struct percs_pkt_hdr *h,
 	return (int)len;
 }
 
-int lp_desc_post(struct percs_window *w, const struct percs_pkt_hdr *h,
-		 const void *buf, size_t len)
-{
-	int ret = percs_send_compose_hdr(w, h, buf, len);
-
-	if (ret == -EAGAIN) {
-		/* Publish what is queued and let the engine drain it. */
-		lp_store_release(&w->db->send_tail, w->sq.tail);
-		ret = w->doorbell(w, PERCS_KICK_F_SEND);
-		if (ret < 0)
-			return ret;
-		ret = percs_send_compose_hdr(w, h, buf, len);
-	}
-	if (ret)
-		return ret;
-	return percs_send_trigger(w);
-}
-
 int percs_rdma_post(struct percs_window *w, const struct percs_rdma_wr *wr)
 {
 	uint8_t buf[PERCS_MAX_PAYLOAD];
