@@ -85,19 +85,11 @@ struct percs_amo_op {
  * @low: the lowest unanswered number (@next_seq when none)
  * @unanswered: bit i set: @low + i is unanswered (bit 0 always, unless
  *	none is)
- * @back: the answers' route from the target, for the lossless path
- *	(percs_amo_direct()); valid while @back_gen is the topology's
- *	link-state generation
- * @back_gen: see @back
- * @back_valid: @back was computed
  */
 struct percs_amo_chan {
 	u64 next_seq;
 	u64 low;
 	u64 unanswered;
-	struct fm_route back;
-	u32 back_gen;
-	bool back_valid;
 };
 
 /**
@@ -157,6 +149,35 @@ static u64 percs_amo_rmw(void *p, unsigned int width, unsigned int op,
 	}
 }
 
+/* percs_amo_apply() of a descriptor of one operation, the usual kind. */
+static int percs_amo_apply_one(struct percs_window *t,
+			       const struct fm_atomic_desc *d, u64 *value)
+{
+	const struct percs_atomic_ext *e = &d->ext;
+	u64 addr = d->ops[0].addr;
+	struct percs_mr *mr;
+	void *p;
+	int err;
+
+	err = fm_atomic_check_addr(addr, e->width);
+	if (err)
+		return err;
+	mr = percs_mr_get_rcu(t, e->handle, addr, e->width,
+			      PERCS_ACCESS_REMOTE_ATOMIC);
+	if (IS_ERR(mr))
+		return PTR_ERR(mr);
+	p = percs_mr_map_operand(mr, addr, e->width);
+	if (IS_ERR(p)) {
+		err = PTR_ERR(p);
+	} else {
+		*value = percs_amo_rmw(p, e->width, e->op, d->ops[0].operand,
+				       d->compare);
+		percs_mr_unmap_operand(p);
+	}
+	percs_mr_put(mr);
+	return err;
+}
+
 /*
  * Apply every operation of @d in @t's memory, or none: all are checked
  * first.  Under rcu_read_lock() (@t was looked up in it).  Return: 0 with
@@ -172,6 +193,8 @@ static int percs_amo_apply(struct percs_window *t,
 	int err = 0;
 	u64 old;
 
+	if (e->count == 1)
+		return percs_amo_apply_one(t, d, value);
 	/*
 	 * One registration for all: looked up (rights, the first operand's
 	 * range) once; every operand checked and mapped before any applies.
@@ -463,8 +486,9 @@ static void percs_amo_chan_answered(struct percs_amo_chan *c, u64 seq)
 }
 
 /* The low @width bytes of @value at the result address, host order. */
-static int percs_amo_store_result(struct percs_mr *mr,
-				  const struct percs_atomic_ext *e, u64 value)
+static inline int percs_amo_store_result(struct percs_mr *mr,
+					 const struct percs_atomic_ext *e,
+					 u64 value)
 {
 	void *p;
 
@@ -495,10 +519,10 @@ static int percs_amo_store_result(struct percs_mr *mr,
  * The end of every sent descriptor: the fetched value into the result
  * registration (whose reference is dropped), the completion entry.
  */
-static void percs_amo_finish(struct percs_window *w,
-			     const struct percs_atomic_ext *e,
-			     struct percs_mr *result_mr, int res, u8 flags,
-			     u64 value)
+static __always_inline void percs_amo_finish(struct percs_window *w,
+					     const struct percs_atomic_ext *e,
+					     struct percs_mr *result_mr,
+					     int res, u8 flags, u64 value)
 {
 	if (result_mr) {
 		if (!res)
@@ -652,36 +676,41 @@ static bool percs_amo_lossless(struct percs_dev *pd)
 	       !READ_ONCE(pd->flight.reorder_ppm);
 }
 
-/* The reply route from @t_hub back to @w, kept in the channel. */
-static const struct fm_route *percs_amo_chan_route(struct percs_window *w,
-						   struct percs_amo_chan *c,
-						   u32 t_hub)
+/*
+ * The direct routes to hub @hub and back, kept for the next operation to
+ * the same hub until a link changes state.  Return: false when a link
+ * down leaves none.
+ */
+static bool percs_amo_routes(struct percs_window *w, u32 hub)
 {
+	struct percs_amo_routes *rt = &w->amo.routes;
 	struct percs_dev *pd = w->hfi->pd;
 	u32 gen = READ_ONCE(pd->topo.generation);
 
-	if (!c->back_valid || c->back_gen != gen) {
-		c->back_valid = percs_isr_route_hubs(pd, t_hub, w->hfi->hub,
-						     &c->back) >= 0;
-		c->back_gen = gen;
-	}
-	return c->back_valid ? &c->back : NULL;
+	if (rt->valid && rt->hub == hub && rt->gen == gen)
+		return true;
+	rt->valid = percs_isr_route_hubs(pd, w->hfi->hub, hub, &rt->fwd) >= 0 &&
+		    percs_isr_route_hubs(pd, hub, w->hfi->hub, &rt->back) >= 0;
+	rt->hub = hub;
+	rt->gen = gen;
+	return rt->valid;
 }
 
 /*
  * The lossless network's path: decode, the result registration, route,
  * target checks, apply, count the request and the answer on their links,
  * complete - each check in the order of the protocol's, with its status.
- * One RCU section covers the look-ups and the apply.
+ * One RCU section covers the look-ups and the apply.  The direct route
+ * (the library's) comes from the window's route pair; the other modes
+ * are routed per packet, the answer coming back direct.
  */
 static void percs_amo_direct(struct percs_window *w,
 			     const struct percs_pkt_hdr *h, const u8 *payload)
 {
 	struct fm_atomic_desc *d = &w->amo.direct;
 	struct percs_dev *pd = w->hfi->pd;
-	const struct fm_route *r, *back;
+	const struct fm_route *r = NULL;
 	struct percs_mr *result_mr;
-	struct percs_amo_chan *c;
 	struct percs_window *t;
 	u64 user_data = h->tag;
 	unsigned int extra;
@@ -701,30 +730,32 @@ static void percs_amo_direct(struct percs_window *w,
 		cqe_flags = PERCS_CQE_F_LOCAL;
 		goto out_unlock;
 	}
-	r = percs_isr_route_ref(w, h, &extra, &err);
-	if (!r)
+	if (h->route != PERCS_ROUTE_DIRECT) {
+		r = percs_isr_route_ref(w, h, &extra, &err);
+		if (!r)
+			goto out_put;
+	} else if (h->dst.hub >= pd->topo.nr_hubs) {
+		err = -EHOSTUNREACH;
 		goto out_put;
+	}
+	if (!percs_amo_routes(w, h->dst.hub)) {
+		err = -EHOSTUNREACH;	/* links went down */
+		goto out_put;
+	}
 	t = percs_window_lookup_rcu(pd, &h->dst, &err);
 	if (!t)
 		goto out_put;
 	err = percs_window_may_send_to(w, t);
 	if (err)
 		goto out_put;
-	c = percs_amo_chan_get(w, percs_window_gid(t));
-	if (!c) {
-		err = -ENOMEM;
-		goto out_put;
-	}
-	back = percs_amo_chan_route(w, c, t->hfi->hub);
-	if (!back) {
-		err = -EHOSTUNREACH;	/* links went down meanwhile */
-		goto out_put;
-	}
 	status = percs_amo_apply(t, d, &value);
 	rcu_read_unlock();
-	percs_isr_count_later(w, r, 1);
-	if (back->nr_hops)
-		percs_isr_count(pd, back, 1);
+	if (r)
+		percs_isr_count_later(w, r, 1);
+	else if (w->amo.routes.fwd.nr_hops)
+		percs_isr_count(pd, &w->amo.routes.fwd, 1);
+	if (w->amo.routes.back.nr_hops)
+		percs_isr_count(pd, &w->amo.routes.back, 1);
 	WRITE_ONCE(w->st->packets_sent, w->st->packets_sent + 1);
 	this_cpu_inc(w->hfi->stats->amo_issued);
 	percs_amo_finish(w, &d->ext, result_mr, status, 0, value);

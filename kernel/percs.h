@@ -304,6 +304,22 @@ struct percs_amo_op;
 struct percs_amo_chan;
 
 /**
+ * struct percs_amo_routes - the direct routes to one hub and back
+ * @hub: the other end
+ * @gen: the topology's link-state generation they were computed in
+ * @valid: computed, and neither was missing
+ * @fwd: to @hub
+ * @back: from @hub
+ */
+struct percs_amo_routes {
+	u32 hub;
+	u32 gen;
+	bool valid;
+	struct fm_route fwd;
+	struct fm_route back;
+};
+
+/**
  * struct percs_amo_win - a window's atomics, as initiator and as target
  * @lock: protects @busy and the outcome of the operations (set by
  *	replies from any context, read by the engine)
@@ -319,6 +335,8 @@ struct percs_amo_chan;
  * @last_chan: the channel used last (send_lock), or NULL
  * @last_gid: its target's gid
  * @direct: the descriptor the lossless path decodes into (send_lock)
+ * @routes: the lossless path's direct routes to the hub it sent to last
+ *	and back (send_lock)
  * @work: runs the engine when a reply arrived from elsewhere, and as the
  *	retransmission timer
  * @rx_lock: the target side: @peers and what they remember
@@ -337,6 +355,7 @@ struct percs_amo_win {
 	struct percs_amo_chan *last_chan;
 	u32 last_gid;
 	struct fm_atomic_desc direct;
+	struct percs_amo_routes routes;
 	struct delayed_work work;
 	spinlock_t rx_lock;
 	bool rx_dead;

@@ -401,6 +401,92 @@ static int amo_pack(struct percs_window *w, const struct percs_rmr *r,
 	return 0;
 }
 
+/*
+ * A blocking single operation with nothing in its way (no packed
+ * descriptor waiting, a slot free, the result area mapped): composed
+ * straight into the send FIFO, and its completion entry - in kick mode
+ * already in the CQ when the doorbell returns - taken at the head of the
+ * CQ.  This is the PGAS latency path: no intermediate work request, as
+ * few calls as it can have.  Anything else at the head of the CQ, or no
+ * entry yet, and the common wait takes over.
+ */
+static int amo_blocking(struct percs_window *w, const struct percs_rmr *r,
+			uint64_t addr, unsigned int op, unsigned int width,
+			uint64_t value, uint64_t cond, void *fetched)
+{
+	struct lp_amo *a = &w->amo;
+	bool cswap = op == PERCS_ATOMIC_CSWAP;
+	unsigned int i = (unsigned int)__builtin_ctzll(~a->busy);
+	uint32_t gen = (a->gen + 1) & LP_AMO_GEN_MASK;
+	uint64_t user_data = (uint64_t)PERCS_AMO_USER_DATA_TAG << 32 |
+			     (uint64_t)gen << LP_AMO_IDX_BITS | i;
+	struct percs_pkt_hdr h = {
+		.kind = PERCS_PKT_ATOMIC,
+		.route = PERCS_ROUTE_DIRECT,
+		.length = (uint16_t)(PERCS_ATOMIC_LEN(1) +
+				     (cswap ? sizeof(cond) : 0)),
+		.dst = r->win,
+		.tag = (uint32_t)user_data,
+	};
+	struct percs_atomic_ext e = {
+		.op = (uint8_t)op,
+		.width = (uint8_t)width,
+		.count = 1,
+		.flags = fetched ? PERCS_ATOMIC_F_FETCH : 0,
+		.handle = r->handle,
+		.user_data = user_data,
+		.result_addr = fetched ? (uint64_t)(uintptr_t)&a->results[i] : 0,
+		.result_handle = fetched ? a->results_mr : 0,
+	};
+	struct percs_atomic_op o = { .addr = addr, .operand = value };
+	const struct percs_cqe *c;
+	uint8_t *p;
+	int ret;
+
+	ret = lp_desc_reserve(w, &h, (void **)&p);
+	if (ret)
+		return ret;
+	memcpy(p, &e, sizeof(e));
+	memcpy(p + sizeof(e), &o, sizeof(o));
+	if (cswap)
+		memcpy(p + sizeof(e) + sizeof(o), &cond, sizeof(cond));
+	a->gen = gen;
+	a->busy |= 1ULL << i;
+	a->outstanding++;
+	a->slot[i] = (struct lp_amo_slot) {
+		.fetched = fetched,
+		.gen = gen,
+		.width = (uint8_t)width,
+		.block = true,
+		.ovf = lp_load_relaxed(&w->status->cq_overflows),
+	};
+	lp_store_release(&w->db->send_tail, w->sq.tail);
+	ret = lp_notify(w, PERCS_KICK_F_SEND);
+	if (!ret && lp_load_acquire(&w->status->cq_tail) != w->cq.head) {
+		c = &w->cq.ring[w->cq.head & w->cq.mask];
+		if (c->user_data == user_data && c->kind == PERCS_PKT_ATOMIC) {
+			ret = c->res;
+			if (!ret && fetched)
+				store_width(fetched, width, a->results[i]);
+			w->cq.head++;
+			lp_store_release(&w->db->cq_head, w->cq.head);
+			slot_free(a, i);
+			return ret;
+		}
+	}
+	if (!ret)
+		ret = amo_wait(w, AMO_DONE, i);
+	if (a->slot[i].done) {
+		ret = a->slot[i].res;
+		slot_free(a, i);
+		return ret;
+	}
+	/* Left in flight: its completion frees the slot, stores nothing. */
+	a->slot[i].block = false;
+	a->slot[i].fetched = NULL;
+	return ret;
+}
+
 /* ---- the API -------------------------------------------------------------- */
 
 int percs_amo(struct percs_window *w, const struct percs_rmr *r, uint64_t off,
@@ -429,6 +515,10 @@ int percs_amo(struct percs_window *w, const struct percs_rmr *r, uint64_t off,
 	if (!fetched && !block && op != PERCS_ATOMIC_CSWAP &&
 	    w->amo.packing == PERCS_PACK_AUTO)
 		return amo_pack(w, r, addr, op, width, value);
+	if (block && !w->amo.pend.count &&
+	    w->amo.outstanding < LP_AMO_SLOTS && (!fetched || w->amo.results))
+		return amo_blocking(w, r, addr, op, width, value, cond,
+				    fetched);
 
 	ret = lp_amo_flush(w);
 	if (ret)

@@ -1630,6 +1630,50 @@ TEST_F(atomic, pgas_error_statuses)
 }
 
 /*
+ * On the links, an atomic is a request there and an answer back: @n
+ * fetch-adds from hub 0 to the target (hub 5) count on the links what @n
+ * FIFO packets there and @n back count, and a target on the initiator's
+ * own hub counts on none.
+ */
+TEST_F(atomic, counted_on_the_links_both_ways)
+{
+	const unsigned int n = 50;
+	struct percs_pkt_hdr hdr;
+	struct pt_side local;
+	long base, fifo, amo;
+	uint64_t got, x = 0;
+
+	base = pt_isr_links_sum("packets");
+	for (unsigned int i = 0; i < n; i++) {
+		ASSERT_EQ(0, pt_send(self->a.w, &self->t.rmr.win, &x, sizeof(x),
+				     i, 0, PT_TIMEOUT_MS));
+		ASSERT_EQ(sizeof(x), pt_recv(self->t.w, &hdr, &x, sizeof(x),
+					     PT_TIMEOUT_MS));
+		ASSERT_EQ(0, pt_send(self->t.w, &self->a.rmr.win, &x, sizeof(x),
+				     i, 0, PT_TIMEOUT_MS));
+		ASSERT_EQ(sizeof(x), pt_recv(self->a.w, &hdr, &x, sizeof(x),
+					     PT_TIMEOUT_MS));
+	}
+	fifo = pt_isr_links_sum("packets") - base;
+	EXPECT_LT(0, fifo);
+	base = pt_isr_links_sum("packets");
+	for (unsigned int i = 0; i < n; i++)
+		ASSERT_EQ(0, percs_atomic_fetch_add64(self->a.w, &self->t.rmr,
+						      0, 1, &got));
+	amo = pt_isr_links_sum("packets") - base;
+	EXPECT_EQ(fifo, amo);
+	EXPECT_EQ(n, load_w(self->t.buf, 8));
+
+	ASSERT_EQ(0, side_open(&local, 0, 1, self->key, RIGHTS));
+	base = pt_isr_links_sum("packets");
+	for (unsigned int i = 0; i < n; i++)
+		ASSERT_EQ(0, percs_atomic_fetch_add64(self->a.w, &local.rmr,
+						      0, 1, &got));
+	EXPECT_EQ(0, pt_isr_links_sum("packets") - base);
+	pt_side_close(&local);
+}
+
+/*
  * Library packing: non-fetching adds to one registration travel four to
  * a packet in AUTO mode and one to a packet with PERCS_PACK_OFF; the sums
  * are the same.
