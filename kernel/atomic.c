@@ -676,24 +676,42 @@ static bool percs_amo_lossless(struct percs_dev *pd)
 	       !READ_ONCE(pd->flight.reorder_ppm);
 }
 
+/* Compute the route pair of percs_amo_routes(), out of line (see there). */
+static noinline bool percs_amo_routes_find(struct percs_window *w, u32 hub,
+					   u32 gen)
+{
+	struct percs_amo_routes *rt = &w->amo.routes;
+	struct percs_dev *pd = w->hfi->pd;
+	struct fm_route r;
+
+	rt->hub = hub;
+	rt->gen = gen;
+	rt->valid = false;
+	if (percs_isr_route_hubs(pd, w->hfi->hub, hub, &r) < 0)
+		return false;
+	percs_isr_ctrs_init(pd, &r, &rt->fwd);
+	if (percs_isr_route_hubs(pd, hub, w->hfi->hub, &r) < 0)
+		return false;
+	percs_isr_ctrs_init(pd, &r, &rt->back);
+	rt->valid = true;
+	return true;
+}
+
 /*
- * The direct routes to hub @hub and back, kept for the next operation to
- * the same hub until a link changes state.  Return: false when a link
- * down leaves none.
+ * The direct routes to hub @hub and back, as the link counters their
+ * packets go to, kept for the next operation to the same hub until a link
+ * changes state (a route on the stack would be zeroed at every call: the
+ * search is out of line).  Return: false when a link down leaves none
+ * (not kept: the next operation searches again).
  */
 static bool percs_amo_routes(struct percs_window *w, u32 hub)
 {
 	struct percs_amo_routes *rt = &w->amo.routes;
-	struct percs_dev *pd = w->hfi->pd;
-	u32 gen = READ_ONCE(pd->topo.generation);
+	u32 gen = READ_ONCE(w->hfi->pd->topo.generation);
 
 	if (rt->valid && rt->hub == hub && rt->gen == gen)
 		return true;
-	rt->valid = percs_isr_route_hubs(pd, w->hfi->hub, hub, &rt->fwd) >= 0 &&
-		    percs_isr_route_hubs(pd, hub, w->hfi->hub, &rt->back) >= 0;
-	rt->hub = hub;
-	rt->gen = gen;
-	return rt->valid;
+	return percs_amo_routes_find(w, hub, gen);
 }
 
 /*
@@ -752,10 +770,9 @@ static void percs_amo_direct(struct percs_window *w,
 	rcu_read_unlock();
 	if (r)
 		percs_isr_count_later(w, r, 1);
-	else if (w->amo.routes.fwd.nr_hops)
-		percs_isr_count(pd, &w->amo.routes.fwd, 1);
-	if (w->amo.routes.back.nr_hops)
-		percs_isr_count(pd, &w->amo.routes.back, 1);
+	else
+		percs_isr_ctrs_count(pd, &w->amo.routes.fwd, 1);
+	percs_isr_ctrs_count(pd, &w->amo.routes.back, 1);
 	WRITE_ONCE(w->st->packets_sent, w->st->packets_sent + 1);
 	this_cpu_inc(w->hfi->stats->amo_issued);
 	percs_amo_finish(w, &d->ext, result_mr, status, 0, value);

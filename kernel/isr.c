@@ -102,6 +102,39 @@ static unsigned int percs_isr_replays(u32 ppm)
 }
 
 /**
+ * percs_isr_count_replays() - draw and count a packet's replays on a link
+ * @st: the counters of the direction it crosses the link in
+ * @ppm: the link's transient error rate, not zero
+ */
+void percs_isr_count_replays(struct percs_link_dir_stats __percpu *st,
+			     u32 ppm)
+{
+	this_cpu_add(st->replays, percs_isr_replays(ppm));
+}
+
+/**
+ * percs_isr_ctrs_init() - find the counters a route's packets go to
+ * @pd: the system
+ * @r: the route
+ * @c: out: its counters, for percs_isr_ctrs_count()
+ */
+void percs_isr_ctrs_init(struct percs_dev *pd, const struct fm_route *r,
+			 struct percs_route_ctrs *c)
+{
+	unsigned int i;
+
+	c->nr_hops = r->nr_hops;
+	for (i = 0; i < r->nr_hops; i++) {
+		const struct fm_hop *hop = &r->hop[i];
+
+		c->hop[i].st = &pd->isr.stats[hop->link]->dir[hop->from_hub >
+							      hop->to_hub];
+		c->hop[i].link = hop->link;
+		c->hop[i].vc = hop->vc;
+	}
+}
+
+/**
  * percs_isr_count() - count a delivered packet on every link of its route
  * @pd: the system
  * @r: its route

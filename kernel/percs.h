@@ -179,20 +179,40 @@ struct percs_cau_sys {
 };
 
 /**
+ * struct percs_link_dir_stats - counters of one direction of a link
+ * @packets: packets that crossed it
+ * @flits: their flits, by virtual channel
+ * @replays: transmissions repeated after an injected transient error
+ * @drops: datagrams of the reliable protocols lost on it on purpose
+ */
+struct percs_link_dir_stats {
+	u64 packets;
+	u64 flits[FM_L_VCS];
+	u64 replays;
+	u64 drops;
+};
+
+/**
  * struct percs_link_stats - counters of one link, per CPU
  * @dir: by direction, 0 from the lower hub number to the higher
- * @dir.packets: packets that crossed it
- * @dir.flits: their flits, by virtual channel
- * @dir.replays: transmissions repeated after an injected transient error
- * @dir.drops: datagrams of the reliable protocols lost on it on purpose
  */
 struct percs_link_stats {
+	struct percs_link_dir_stats dir[2];
+};
+
+/**
+ * struct percs_route_ctrs - the link counters of one route, found once
+ * @nr_hops: the route's hops
+ * @hop: per hop: the per-CPU counters of the direction it crosses its
+ *	link in, the link, the virtual channel
+ */
+struct percs_route_ctrs {
+	u8 nr_hops;
 	struct {
-		u64 packets;
-		u64 flits[FM_L_VCS];
-		u64 replays;
-		u64 drops;
-	} dir[2];
+		struct percs_link_dir_stats __percpu *st;
+		u32 link;
+		u8 vc;
+	} hop[FM_MAX_HOPS];
 };
 
 /**
@@ -315,8 +335,8 @@ struct percs_amo_routes {
 	u32 hub;
 	u32 gen;
 	bool valid;
-	struct fm_route fwd;
-	struct fm_route back;
+	struct percs_route_ctrs fwd;
+	struct percs_route_ctrs back;
 };
 
 /**
@@ -336,7 +356,7 @@ struct percs_amo_routes {
  * @last_gid: its target's gid
  * @direct: the descriptor the lossless path decodes into (send_lock)
  * @routes: the lossless path's direct routes to the hub it sent to last
- *	and back (send_lock)
+ *	and back, as their link counters (send_lock)
  * @work: runs the engine when a reply arrived from elsewhere, and as the
  *	retransmission timer
  * @rx_lock: the target side: @peers and what they remember
@@ -627,6 +647,10 @@ int percs_isr_route(struct percs_window *w, const struct percs_pkt_hdr *h,
 void percs_isr_count(struct percs_dev *pd, const struct fm_route *r,
 		     u32 units);
 void percs_isr_flush(struct percs_dev *pd, struct percs_route_cache *rc);
+void percs_isr_ctrs_init(struct percs_dev *pd, const struct fm_route *r,
+			 struct percs_route_ctrs *c);
+void percs_isr_count_replays(struct percs_link_dir_stats __percpu *st,
+			     u32 ppm);
 void percs_isr_count_n(struct percs_dev *pd, const struct fm_route *r,
 		       u32 packets, u64 flits);
 int percs_isr_set_link(struct percs_dev *pd, u32 id, bool up);
@@ -735,6 +759,28 @@ unsigned int percs_jobkey_count(struct percs_dev *pd);
 /* debugfs.c */
 void percs_debugfs_init(struct percs_dev *pd);
 void percs_debugfs_exit(struct percs_dev *pd);
+
+/**
+ * percs_isr_ctrs_count() - percs_isr_count() on counters found beforehand
+ * @pd: the system
+ * @c: the route's counters (percs_isr_ctrs_init())
+ * @units: the packet's flits
+ */
+static inline void percs_isr_ctrs_count(struct percs_dev *pd,
+					const struct percs_route_ctrs *c,
+					u32 units)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr_hops; i++) {
+		u32 ppm = READ_ONCE(pd->isr.error_ppm[c->hop[i].link]);
+
+		this_cpu_inc(c->hop[i].st->packets);
+		this_cpu_add(c->hop[i].st->flits[c->hop[i].vc], units);
+		if (unlikely(ppm))
+			percs_isr_count_replays(c->hop[i].st, ppm);
+	}
+}
 
 /**
  * percs_isr_count_later() - count a delivered packet on its route's links
