@@ -162,26 +162,24 @@ static int percs_amo_apply_one(struct percs_window *t,
 	err = fm_atomic_check_addr(addr, e->width);
 	if (err)
 		return err;
-	mr = percs_mr_get_rcu(t, e->handle, addr, e->width,
-			      PERCS_ACCESS_REMOTE_ATOMIC);
+	mr = percs_mr_lookup_rcu(t, e->handle, addr, e->width,
+				 PERCS_ACCESS_REMOTE_ATOMIC);
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 	p = percs_mr_map_operand(mr, addr, e->width);
-	if (IS_ERR(p)) {
-		err = PTR_ERR(p);
-	} else {
-		*value = percs_amo_rmw(p, e->width, e->op, d->ops[0].operand,
-				       d->compare);
-		percs_mr_unmap_operand(p);
-	}
-	percs_mr_put(mr);
-	return err;
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	*value = percs_amo_rmw(p, e->width, e->op, d->ops[0].operand,
+			       d->compare);
+	percs_mr_unmap_operand(p);
+	return 0;
 }
 
 /*
  * Apply every operation of @d in @t's memory, or none: all are checked
- * first.  Under rcu_read_lock() (@t was looked up in it).  Return: 0 with
- * *@value the first one's old value, or the error.
+ * first.  Under rcu_read_lock(), which keeps @t (looked up in it) and the
+ * registration's pages.  Return: 0 with *@value the first one's old
+ * value, or the error.
  */
 static int percs_amo_apply(struct percs_window *t,
 			   const struct fm_atomic_desc *d, u64 *value)
@@ -204,9 +202,9 @@ static int percs_amo_apply(struct percs_window *t,
 		if (err)
 			break;
 		if (!mr) {
-			mr = percs_mr_get_rcu(t, e->handle, d->ops[0].addr,
-					      e->width,
-					      PERCS_ACCESS_REMOTE_ATOMIC);
+			mr = percs_mr_lookup_rcu(t, e->handle, d->ops[0].addr,
+						 e->width,
+						 PERCS_ACCESS_REMOTE_ATOMIC);
 			if (IS_ERR(mr)) {
 				err = PTR_ERR(mr);
 				mr = NULL;
@@ -228,8 +226,6 @@ static int percs_amo_apply(struct percs_window *t,
 	}
 	while (mapped--)
 		percs_mr_unmap_operand(p[mapped]);
-	if (mr)
-		percs_mr_put(mr);
 	return err;
 }
 
@@ -485,7 +481,10 @@ static void percs_amo_chan_answered(struct percs_amo_chan *c, u64 seq)
 	c->low += seq;
 }
 
-/* The low @width bytes of @value at the result address, host order. */
+/*
+ * The low @width bytes of @value at the result address, host order; @mr
+ * kept by a reference or by the caller's RCU section.
+ */
 static inline int percs_amo_store_result(struct percs_mr *mr,
 					 const struct percs_atomic_ext *e,
 					 u64 value)
@@ -519,10 +518,10 @@ static inline int percs_amo_store_result(struct percs_mr *mr,
  * The end of every sent descriptor: the fetched value into the result
  * registration (whose reference is dropped), the completion entry.
  */
-static __always_inline void percs_amo_finish(struct percs_window *w,
-					     const struct percs_atomic_ext *e,
-					     struct percs_mr *result_mr,
-					     int res, u8 flags, u64 value)
+static void percs_amo_finish(struct percs_window *w,
+			     const struct percs_atomic_ext *e,
+			     struct percs_mr *result_mr, int res, u8 flags,
+			     u64 value)
 {
 	if (result_mr) {
 		if (!res)
@@ -727,8 +726,8 @@ static void percs_amo_direct(struct percs_window *w,
 {
 	struct fm_atomic_desc *d = &w->amo.direct;
 	struct percs_dev *pd = w->hfi->pd;
+	struct percs_mr *result_mr = NULL;
 	const struct fm_route *r = NULL;
-	struct percs_mr *result_mr;
 	struct percs_window *t;
 	u64 user_data = h->tag;
 	unsigned int extra;
@@ -743,30 +742,38 @@ static void percs_amo_direct(struct percs_window *w,
 	if (err)
 		goto out_complete;
 	rcu_read_lock();
-	err = percs_amo_result_mr(w, &d->ext, &result_mr);
-	if (err) {
-		cqe_flags = PERCS_CQE_F_LOCAL;
-		goto out_unlock;
+	if (d->ext.flags & PERCS_ATOMIC_F_FETCH) {
+		result_mr = percs_mr_lookup_rcu(w, d->ext.result_handle,
+						d->ext.result_addr,
+						d->ext.width,
+						PERCS_ACCESS_LOCAL_WRITE);
+		if (IS_ERR(result_mr)) {
+			err = PTR_ERR(result_mr);
+			cqe_flags = PERCS_CQE_F_LOCAL;
+			goto out_unlock;
+		}
 	}
 	if (h->route != PERCS_ROUTE_DIRECT) {
 		r = percs_isr_route_ref(w, h, &extra, &err);
 		if (!r)
-			goto out_put;
+			goto out_unlock;
 	} else if (h->dst.hub >= pd->topo.nr_hubs) {
 		err = -EHOSTUNREACH;
-		goto out_put;
+		goto out_unlock;
 	}
 	if (!percs_amo_routes(w, h->dst.hub)) {
 		err = -EHOSTUNREACH;	/* links went down */
-		goto out_put;
+		goto out_unlock;
 	}
 	t = percs_window_lookup_rcu(pd, &h->dst, &err);
 	if (!t)
-		goto out_put;
+		goto out_unlock;
 	err = percs_window_may_send_to(w, t);
 	if (err)
-		goto out_put;
+		goto out_unlock;
 	status = percs_amo_apply(t, d, &value);
+	if (!status && result_mr)
+		status = percs_amo_store_result(result_mr, &d->ext, value);
 	rcu_read_unlock();
 	if (r)
 		percs_isr_count_later(w, r, 1);
@@ -775,12 +782,10 @@ static void percs_amo_direct(struct percs_window *w,
 	percs_isr_ctrs_count(pd, &w->amo.routes.back, 1);
 	WRITE_ONCE(w->st->packets_sent, w->st->packets_sent + 1);
 	this_cpu_inc(w->hfi->stats->amo_issued);
-	percs_amo_finish(w, &d->ext, result_mr, status, 0, value);
+	percs_cq_post(w, user_data, status, PERCS_PKT_ATOMIC, 0);
+	this_cpu_inc(w->hfi->stats->amo_completed);
 	return;
 
-out_put:
-	if (result_mr)
-		percs_mr_put(result_mr);
 out_unlock:
 	rcu_read_unlock();
 out_complete:

@@ -11,25 +11,26 @@
  * a referenced registration, and the copy and word helpers reach the
  * bytes through kmap_local_page().
  *
- * Lifetime: the window's xarray holds one reference, every user in flight
- * one more.  Deregistration and the window's release remove the entry and
- * drop the table's reference.  The pages are unpinned and uncharged when
- * the last reference goes: at once when that is the table's (process
- * context), from a work item when a user drops it (it may hold spinlocks).
- * The struct is freed after an RCU grace period: lookups find it under
- * rcu_read_lock() and take their reference with refcount_inc_not_zero().
+ * Lifetime: the window's xarray holds one reference, every transfer that
+ * spans engine passes one more (percs_mr_get()); a use that begins and
+ * ends inside one RCU read-side section takes none (percs_mr_lookup_rcu():
+ * the atomic unit's, once per packet).  Deregistration and the window's
+ * release mark the registration dead, remove it from the table and from
+ * the translation cache, and drop the table's reference.  When the last
+ * reference goes, the pages are uncharged at once (RLIMIT_MEMLOCK,
+ * VmPin), and unpinned and the struct freed after an RCU grace period, by
+ * a work item (unpinning may sleep; the last reference may go under a
+ * spinlock): no reader that found the registration still touches them.
  *
  * Translation cache: like the Hub's cache of the NMMU's mappings, each
  * window keeps the registrations it translated last (w->mr_tlb, indexed
  * by handle slot), so the per-packet lookup is a compare, not an xarray
- * walk.  An entry is only a hint: a hit still takes its reference with
- * refcount_inc_not_zero() and checks @dead.  Deregistration marks the
- * registration dead before it drops the table's reference, then removes
- * it from the cache; a lookup that caches it re-reads @dead after the
- * store and removes it itself when it lost that race (each side's full
- * barrier between its write and its read: one of them sees the other's).
- * So no cache entry outlives the struct, which RCU keeps for readers that
- * loaded the pointer before the removal.
+ * walk.  An entry is only a hint, checked against its handle and @dead.
+ * A lookup that caches a registration holds a reference meanwhile and
+ * re-reads @dead after the store, removing the entry itself when it lost
+ * the race with a deregistration (each side's full barrier between its
+ * write and its read: one of them sees the other's).  So every entry is
+ * gone before the last reference is dropped and the grace period starts.
  *
  * A handle is (generation << PERCS_MR_SLOT_BITS) | slot.  The slot indexes
  * the xarray (slots are reused, so the table stays small); the generation
@@ -114,37 +115,48 @@ fail:
 	return ret;
 }
 
-/* Unpin, uncharge, count and free a registration nobody references. */
+/*
+ * Unpin, count and free a registration, uncharged, that nobody can reach
+ * any more; process context.
+ */
 static void percs_mr_free(struct percs_mr *mr)
 {
 	struct percs_dev *pd = mr->pd;
 
 	unpin_user_pages_dirty_lock(mr->pages, mr->npages,
 				    mr->access & PERCS_ACCESS_WRITES);
-	atomic64_sub(mr->npages, &mr->mm->pinned_vm);
 	mmdrop(mr->mm);
 	atomic_long_sub(mr->npages, &pd->live_pinned_pages);
 	atomic_dec(&pd->live_mrs);
 	kvfree(mr->pages);
-	kfree_rcu(mr, rcu);
+	kfree(mr);
 }
 
-static void percs_mr_release_work(struct work_struct *work)
+static void percs_mr_free_work(struct work_struct *work)
 {
 	percs_mr_free(container_of(work, struct percs_mr, work));
 }
 
+/* The grace period after the last reference is over: free, in a worker. */
+static void percs_mr_free_rcu(struct rcu_head *head)
+{
+	struct percs_mr *mr = container_of(head, struct percs_mr, rcu);
+
+	INIT_WORK(&mr->work, percs_mr_free_work);
+	queue_work(mr->pd->nmmu_wq, &mr->work);
+}
+
 /**
- * percs_mr_release() - the last reference went in a user's hands
- * @mr: the registration, its count zero
+ * percs_mr_release() - the last reference went
+ * @mr: the registration, its count zero, unpublished
  *
- * Any context (see percs_mr_put()): the pages are unpinned and uncharged
- * by a work item shortly after.
+ * Any context (see percs_mr_put()): the pages are uncharged now, and
+ * unpinned and the struct freed after an RCU grace period.
  */
 void percs_mr_release(struct percs_mr *mr)
 {
-	INIT_WORK(&mr->work, percs_mr_release_work);
-	queue_work(mr->pd->nmmu_wq, &mr->work);
+	atomic64_sub(mr->npages, &mr->mm->pinned_vm);
+	call_rcu(&mr->rcu, percs_mr_free_rcu);
 }
 
 /**
@@ -155,14 +167,6 @@ void percs_mr_release(struct percs_mr *mr)
 void percs_mr_hold(struct percs_mr *mr)
 {
 	refcount_inc(&mr->ref);
-}
-
-/* Drop the table's reference; process context, no locks held. */
-static void percs_mr_put_sync(struct percs_mr *mr)
-{
-	might_sleep();
-	if (refcount_dec_and_test(&mr->ref))
-		percs_mr_free(mr);
 }
 
 /*
@@ -271,6 +275,7 @@ int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
 
 out_unpublished:
 	xa_erase(&w->mrs, slot);
+	atomic64_sub(mr->npages, &mr->mm->pinned_vm);
 	percs_mr_free(mr);
 	return ret;
 out_free:
@@ -308,7 +313,7 @@ int percs_mr_deregister(struct percs_window *w,
 	__xa_erase(&w->mrs, slot);
 	xa_unlock(&w->mrs);
 	percs_mr_unpublish(w, mr);
-	percs_mr_put_sync(mr);
+	percs_mr_put(mr);
 	return 0;
 }
 
@@ -317,9 +322,10 @@ int percs_mr_deregister(struct percs_window *w,
  * @w: the window, kept valid by the caller
  * @handle: the handle
  *
- * Caller holds rcu_read_lock().  What is found is cached.
+ * Caller holds rcu_read_lock().  What is found is cached, under a
+ * reference held for that (see the header).
  *
- * Return: the registration with a reference held, or NULL.
+ * Return: the registration, valid until rcu_read_unlock(), or NULL.
  */
 struct percs_mr *percs_mr_find_rcu(struct percs_window *w, u32 handle)
 {
@@ -329,6 +335,7 @@ struct percs_mr *percs_mr_find_rcu(struct percs_window *w, u32 handle)
 	    !refcount_inc_not_zero(&mr->ref))
 		return NULL;
 	percs_mr_cache(w, mr);
+	percs_mr_put(mr);
 	return mr;
 }
 
@@ -515,7 +522,7 @@ void percs_mr_window_fini(struct percs_window *w)
 	xa_for_each(&w->mrs, slot, mr) {
 		xa_erase(&w->mrs, slot);
 		percs_mr_unpublish(w, mr);
-		percs_mr_put_sync(mr);
+		percs_mr_put(mr);
 		cond_resched();
 	}
 	xa_destroy(&w->mrs);
@@ -766,6 +773,7 @@ int __init percs_nmmu_init(struct percs_dev *pd)
  */
 void percs_nmmu_exit(struct percs_dev *pd)
 {
+	rcu_barrier();	/* the grace periods queue the last frees */
 	destroy_workqueue(pd->nmmu_wq);
 	WARN_ON(atomic_read(&pd->live_mrs));
 }

@@ -27,8 +27,9 @@
  * @mm: the address space they were pinned from and charged to (held with
  *	mmgrab(): the struct, not the address space)
  * @pd: the system (live counters, release work)
- * @work: the release, when the last reference went in a user's hands
- * @rcu: the struct is freed after lookups under RCU are done with it
+ * @work: the release after the grace period (unpinning may sleep)
+ * @rcu: the pages and the struct are freed after the uses under RCU are
+ *	done with them
  * @dead: deregistered (or its window released): lookups fail
  *
  * Everything but @ref and @dead is fixed before the registration is
@@ -105,6 +106,41 @@ static inline void percs_mr_put(struct percs_mr *mr)
 }
 
 /**
+ * percs_mr_lookup_rcu() - translate for a use within one RCU section
+ * @w: the window that owns the handle, kept valid by the caller
+ * @handle: the registration handle the packet carries
+ * @addr: effective address of the first byte the use touches
+ * @len: bytes it touches
+ * @access: the PERCS_ACCESS_* rights it needs, all of them
+ *
+ * Caller holds rcu_read_lock(), and is done with the registration and its
+ * pages when it drops it: no reference is taken.  A hit in the translation
+ * cache is a compare, inline.
+ *
+ * Return: the registration, or an ERR_PTR() as percs_mr_get().
+ */
+static inline struct percs_mr *percs_mr_lookup_rcu(struct percs_window *w,
+						   u32 handle, u64 addr,
+						   u64 len, u32 access)
+{
+	struct percs_mr *mr;
+
+	if (access & ~PERCS_ACCESS_ALL)
+		return ERR_PTR(-EINVAL);
+	mr = rcu_dereference(*percs_mr_tlb_entry(w, handle));
+	if (!mr || mr->handle != handle || READ_ONCE(mr->dead)) {
+		mr = percs_mr_find_rcu(w, handle);
+		if (!mr)
+			return ERR_PTR(-ENOENT);
+	}
+	if (!percs_mr_covers(mr, addr, len))
+		return ERR_PTR(-ERANGE);
+	if ((mr->access & access) != access)
+		return ERR_PTR(-EPERM);
+	return mr;
+}
+
+/**
  * percs_mr_get_rcu() - percs_mr_get() inside rcu_read_lock()
  * @w: as for percs_mr_get()
  * @handle: as for percs_mr_get()
@@ -112,34 +148,18 @@ static inline void percs_mr_put(struct percs_mr *mr)
  * @len: as for percs_mr_get()
  * @access: as for percs_mr_get()
  *
- * A hit in the translation cache is a compare and a reference, inline.
- *
  * Return: as percs_mr_get().
  */
 static inline struct percs_mr *percs_mr_get_rcu(struct percs_window *w,
 						u32 handle, u64 addr, u64 len,
 						u32 access)
 {
-	struct percs_mr *mr;
-	int err;
+	struct percs_mr *mr = percs_mr_lookup_rcu(w, handle, addr, len,
+						  access);
 
-	if (access & ~PERCS_ACCESS_ALL)
-		return ERR_PTR(-EINVAL);
-	mr = rcu_dereference(*percs_mr_tlb_entry(w, handle));
-	if (!mr || mr->handle != handle || READ_ONCE(mr->dead) ||
-	    !refcount_inc_not_zero(&mr->ref)) {
-		mr = percs_mr_find_rcu(w, handle);
-		if (!mr)
-			return ERR_PTR(-ENOENT);
-	}
-	if (!percs_mr_covers(mr, addr, len))
-		err = -ERANGE;
-	else if ((mr->access & access) != access)
-		err = -EPERM;
-	else
-		return mr;
-	percs_mr_put(mr);
-	return ERR_PTR(err);
+	if (!IS_ERR(mr) && !refcount_inc_not_zero(&mr->ref))
+		return ERR_PTR(-ENOENT);
+	return mr;
 }
 
 /**
