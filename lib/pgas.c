@@ -403,24 +403,43 @@ static int amo_pack(struct percs_window *w, const struct percs_rmr *r,
 
 /*
  * A blocking single operation with nothing in its way (no packed
- * descriptor waiting, a slot free, the result area mapped): composed
- * straight into the send FIFO, and its completion entry - in kick mode
- * already in the CQ when the doorbell returns - taken at the head of the
- * CQ.  This is the PGAS latency path: no intermediate work request, as
- * few calls as it can have.  Anything else at the head of the CQ, or no
- * entry yet, and the common wait takes over.
+ * descriptor waiting, a slot free, the result area mapped), the PGAS
+ * latency path: composed in place at the send FIFO's tail (one unit, so
+ * never a pad), and its completion entry - in kick mode already in the CQ
+ * when the doorbell returns - taken at the head of the CQ.  Its slot is
+ * filled in only when the entry is not there: then the common wait takes
+ * over and needs it.  Return: as percs_amo(), or 1 when the send FIFO has
+ * no free unit (nothing sent: the common path waits for room).
  */
 static int amo_blocking(struct percs_window *w, const struct percs_rmr *r,
 			uint64_t addr, unsigned int op, unsigned int width,
 			uint64_t value, uint64_t cond, void *fetched)
 {
 	struct lp_amo *a = &w->amo;
+	struct lp_sq *q = &w->sq;
 	bool cswap = op == PERCS_ATOMIC_CSWAP;
 	unsigned int i = (unsigned int)__builtin_ctzll(~a->busy);
 	uint32_t gen = (a->gen + 1) & LP_AMO_GEN_MASK;
 	uint64_t user_data = (uint64_t)PERCS_AMO_USER_DATA_TAG << 32 |
 			     (uint64_t)gen << LP_AMO_IDX_BITS | i;
-	struct percs_pkt_hdr h = {
+	struct percs_atomic_ext *e;
+	const struct percs_cqe *c;
+	struct percs_atomic_op *o;
+	struct percs_pkt_hdr *h;
+	uint64_t ovf;
+	int ret;
+
+	_Static_assert(PERCS_PKT_HDR_SIZE + PERCS_ATOMIC_LEN(1) +
+		       sizeof(uint64_t) <= PERCS_FLIT_SIZE, "one unit");
+	if (lp_unlikely(q->tail - q->head >= q->units)) {
+		q->head = lp_load_acquire(&w->status->send_head);
+		if (q->tail - q->head >= q->units)
+			return 1;
+	}
+	h = (struct percs_pkt_hdr *)(q->base +
+				     (size_t)(q->tail & q->mask) *
+				     PERCS_FLIT_SIZE);
+	*h = (struct percs_pkt_hdr) {
 		.kind = PERCS_PKT_ATOMIC,
 		.route = PERCS_ROUTE_DIRECT,
 		.length = (uint16_t)(PERCS_ATOMIC_LEN(1) +
@@ -428,7 +447,8 @@ static int amo_blocking(struct percs_window *w, const struct percs_rmr *r,
 		.dst = r->win,
 		.tag = (uint32_t)user_data,
 	};
-	struct percs_atomic_ext e = {
+	e = (struct percs_atomic_ext *)(h + 1);
+	*e = (struct percs_atomic_ext) {
 		.op = (uint8_t)op,
 		.width = (uint8_t)width,
 		.count = 1,
@@ -438,29 +458,15 @@ static int amo_blocking(struct percs_window *w, const struct percs_rmr *r,
 		.result_addr = fetched ? (uint64_t)(uintptr_t)&a->results[i] : 0,
 		.result_handle = fetched ? a->results_mr : 0,
 	};
-	struct percs_atomic_op o = { .addr = addr, .operand = value };
-	const struct percs_cqe *c;
-	uint8_t *p;
-	int ret;
-
-	ret = lp_desc_reserve(w, &h, (void **)&p);
-	if (ret)
-		return ret;
-	memcpy(p, &e, sizeof(e));
-	memcpy(p + sizeof(e), &o, sizeof(o));
+	o = (struct percs_atomic_op *)(e + 1);
+	*o = (struct percs_atomic_op) { .addr = addr, .operand = value };
 	if (cswap)
-		memcpy(p + sizeof(e) + sizeof(o), &cond, sizeof(cond));
+		memcpy(o + 1, &cond, sizeof(cond));
+	q->tail++;
 	a->gen = gen;
-	a->busy |= 1ULL << i;
-	a->outstanding++;
-	a->slot[i] = (struct lp_amo_slot) {
-		.fetched = fetched,
-		.gen = gen,
-		.width = (uint8_t)width,
-		.block = true,
-		.ovf = lp_load_relaxed(&w->status->cq_overflows),
-	};
-	lp_store_release(&w->db->send_tail, w->sq.tail);
+	/* Before the kick: a kick-mode engine completes it inside. */
+	ovf = lp_load_relaxed(&w->status->cq_overflows);
+	lp_store_release(&w->db->send_tail, q->tail);
 	ret = lp_notify(w, PERCS_KICK_F_SEND);
 	if (!ret && lp_load_acquire(&w->status->cq_tail) != w->cq.head) {
 		c = &w->cq.ring[w->cq.head & w->cq.mask];
@@ -470,12 +476,21 @@ static int amo_blocking(struct percs_window *w, const struct percs_rmr *r,
 				store_width(fetched, width, a->results[i]);
 			w->cq.head++;
 			lp_store_release(&w->db->cq_head, w->cq.head);
-			slot_free(a, i);
 			return ret;
 		}
 	}
-	if (!ret)
-		ret = amo_wait(w, AMO_DONE, i);
+	a->busy |= 1ULL << i;
+	a->outstanding++;
+	a->slot[i] = (struct lp_amo_slot) {
+		.fetched = ret ? NULL : fetched,
+		.gen = gen,
+		.width = (uint8_t)width,
+		.block = !ret,
+		.ovf = ovf,
+	};
+	if (ret)
+		return ret;	/* the HFI has it: its completion frees the slot */
+	ret = amo_wait(w, AMO_DONE, i);
 	if (a->slot[i].done) {
 		ret = a->slot[i].res;
 		slot_free(a, i);
@@ -516,9 +531,11 @@ int percs_amo(struct percs_window *w, const struct percs_rmr *r, uint64_t off,
 	    w->amo.packing == PERCS_PACK_AUTO)
 		return amo_pack(w, r, addr, op, width, value);
 	if (block && !w->amo.pend.count &&
-	    w->amo.outstanding < LP_AMO_SLOTS && (!fetched || w->amo.results))
-		return amo_blocking(w, r, addr, op, width, value, cond,
-				    fetched);
+	    w->amo.outstanding < LP_AMO_SLOTS && (!fetched || w->amo.results)) {
+		ret = amo_blocking(w, r, addr, op, width, value, cond, fetched);
+		if (ret <= 0)
+			return ret;
+	}
 
 	ret = lp_amo_flush(w);
 	if (ret)

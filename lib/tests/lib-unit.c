@@ -3583,6 +3583,44 @@ static void test_amo_cq_stash(void)
 }
 
 /*
+ * A blocking operation with the send FIFO full: nothing is written, the
+ * call fails with -EAGAIN once the HFI takes nothing, and the next one,
+ * the HFI running again, goes through; then 100 more wrap the ring.
+ */
+static void test_amo_blocking_fifo_full(void)
+{
+	static uint8_t buf[8];
+	uint64_t old = 7, tail;
+	struct aenv v;
+	unsigned int i;
+
+	aenv_init(&v, 0);
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, &old), 0);
+	CHECK_EQ(old, 0);
+	H.paused = true;
+	for (i = 0; i < 32; i++)
+		CHECK_EQ(percs_send_compose(v.a->w, &v.b->addr, buf, 8, i, 0),
+			 0);
+	tail = v.a->w->sq.tail;
+	old = 7;
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, &old), -EAGAIN);
+	CHECK_EQ(v.a->w->sq.tail, tail);
+	CHECK_EQ(v.a->w->amo.outstanding, 0);
+	CHECK_EQ(old, 7);
+	H.paused = false;
+	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, &old), 0);
+	CHECK_EQ(old, 1);
+	for (i = 0; i < 100; i++) {
+		CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 0, 1, &old), 0);
+		CHECK_EQ(old, 2 + i);
+	}
+	CHECK_EQ(v.a->w->amo.outstanding, 0);
+	CHECK_EQ(((uint64_t *)v.mem)[0], 102);
+	CHECK_EQ(H.violations, 0);
+	aenv_fini(&v);
+}
+
+/*
  * Completions held back: the library keeps exactly 64 descriptors in
  * flight, never more, and every fetched value arrives once.
  */
@@ -3873,6 +3911,7 @@ static const struct {
 	{ "amo: quiet returns the first error since the last, blocking calls their own", test_amo_quiet_errors },
 	{ "amo: -ERANGE, -EFAULT, -EINVAL with nothing sent or flushed", test_amo_arg_errors },
 	{ "amo: shared CQ: library entries hidden, others kept in order", test_amo_cq_stash },
+	{ "amo: a blocking operation with the send FIFO full: -EAGAIN, nothing written", test_amo_blocking_fifo_full },
 	{ "amo: at most 64 descriptors in flight, reached, every value once", test_amo_outstanding_limit },
 	{ "amo: result area registered on first fetch, deregistered at release, failures send nothing", test_amo_result_area },
 	{ "amo: blocking waits kick until the completion comes; kick errors end them", test_amo_wait_kicks },
