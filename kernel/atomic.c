@@ -134,8 +134,10 @@ static_assert(PERCS_AMO_SEQ_WINDOW == 64, "the bit masks are u64");
 		(u64)old_;						\
 	})
 
-static u64 percs_amo_rmw(void *p, unsigned int width, unsigned int op,
-			 u64 operand, u64 compare)
+/* Inline: once per operation, where a call costs as much as the work. */
+static __always_inline u64 percs_amo_rmw(void *p, unsigned int width,
+					 unsigned int op, u64 operand,
+					 u64 compare)
 {
 	switch (width) {
 	case 1:
