@@ -472,10 +472,26 @@ static long live_count(const char *name)
 	return ret;
 }
 
+/*
+ * The NMMU's live counters read @regs and @pages: a registration is
+ * released a grace period after its last reference, so wait for that.
+ */
+static int mr_live_is(long regs, long pages)
+{
+	uint64_t deadline = pt_now_ms() + PT_TIMEOUT_MS;
+
+	while (live_count("registrations") != regs ||
+	       live_count("pinned_pages") != pages) {
+		if (pt_now_ms() > deadline)
+			return -1;
+		pt_pause_us(1000);
+	}
+	return 0;
+}
+
 static int mr_nothing_left(void)
 {
-	return live_count("registrations") == 0 &&
-	       live_count("pinned_pages") == 0 ? 0 : -1;
+	return mr_live_is(0, 0);
 }
 
 static void fill_mr_register(struct ctx *c)
@@ -500,8 +516,7 @@ static long call_mr_register(struct ctx *c)
 
 static int check_mr_register(struct ctx *c, long ret)
 {
-	return c->arg.mr.handle && live_count("registrations") == 1 &&
-	       live_count("pinned_pages") == MR_PAGES ? 0 : -1;
+	return c->arg.mr.handle ? mr_live_is(1, MR_PAGES) : -1;
 }
 
 static void undo_mr_register(struct ctx *c, long ret)
