@@ -97,7 +97,8 @@ static inline struct percs_mr __rcu **percs_mr_tlb_entry(struct percs_window *w,
  *
  * Any context, spinlocks held or not.  When this was the last reference
  * (the registration was deregistered or its window released meanwhile),
- * the pages are unpinned and uncharged by a work item shortly after.
+ * the pages are uncharged at once and unpinned after an RCU grace period
+ * (percs_mr_release()).
  */
 static inline void percs_mr_put(struct percs_mr *mr)
 {
