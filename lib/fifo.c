@@ -150,23 +150,32 @@ int percs_send_compose_hdr(struct percs_window *w,
 	return sq_compose(w, &h, buf, len);
 }
 
-int lp_desc_reserve(struct percs_window *w, const struct percs_pkt_hdr *h,
-		    void **payload)
+/*
+ * sq_reserve(); when the FIFO is full, publish what is queued, let the
+ * engine drain it (the doorbell) and try once more.
+ */
+static int sq_reserve_kicked(struct percs_window *w,
+			     const struct percs_pkt_hdr *h, size_t len,
+			     void **payload)
 {
-	int ret;
+	int ret = sq_reserve(w, h, len, payload);
 
-	if (lp_unlikely(h->length > PERCS_MAX_PAYLOAD))
-		return -EMSGSIZE;
-	ret = sq_reserve(w, h, h->length, payload);
 	if (ret == -EAGAIN) {
-		/* Publish what is queued and let the engine drain it. */
 		lp_store_release(&w->db->send_tail, w->sq.tail);
 		ret = w->doorbell(w, PERCS_KICK_F_SEND);
 		if (ret < 0)
 			return ret;
-		ret = sq_reserve(w, h, h->length, payload);
+		ret = sq_reserve(w, h, len, payload);
 	}
 	return ret;
+}
+
+int lp_desc_reserve(struct percs_window *w, const struct percs_pkt_hdr *h,
+		    void **payload)
+{
+	if (lp_unlikely(h->length > PERCS_MAX_PAYLOAD))
+		return -EMSGSIZE;
+	return sq_reserve_kicked(w, h, h->length, payload);
 }
 
 int lp_desc_post(struct percs_window *w, const struct percs_pkt_hdr *h,
@@ -195,18 +204,19 @@ int percs_send_trigger(struct percs_window *w)
 int percs_send(struct percs_window *w, const struct percs_addr *dst,
 	       const void *buf, size_t len, uint32_t tag, unsigned int flags)
 {
-	int ret = percs_send_compose(w, dst, buf, len, tag, flags);
+	struct percs_pkt_hdr h;
+	void *p;
+	int ret = fifo_hdr(&h, dst, len, tag, flags);
 
-	if (ret == -EAGAIN) {
-		/* Publish what is queued and let the engine drain it. */
-		lp_store_release(&w->db->send_tail, w->sq.tail);
-		ret = w->doorbell(w, PERCS_KICK_F_SEND);
-		if (ret < 0)
-			return ret;
-		ret = percs_send_compose(w, dst, buf, len, tag, flags);
-	}
+	if (lp_unlikely(ret))
+		return ret;
+	if (lp_unlikely(len && !buf))
+		return -EINVAL;
+	ret = sq_reserve_kicked(w, &h, len, &p);
 	if (ret)
 		return ret;
+	if (len)
+		memcpy(p, buf, len);
 	return percs_send_trigger(w);
 }
 
