@@ -42,7 +42,9 @@
 #include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/highmem.h>
+#include <linux/hugetlb_inline.h>
 #include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/overflow.h>
 #include <linux/refcount.h>
 #include <linux/sched/mm.h>
@@ -72,6 +74,65 @@ static int percs_mr_charge(struct mm_struct *mm, unsigned long npages)
 }
 
 /*
+ * How to pin the part of a registration that lies in @vma.  A right to
+ * write pins for writing.  A registration the HFI only reads is pinned
+ * for writing too in a private (copy-on-write) mapping, as ib_umem_get()
+ * does: a read pin there may take the shared zero page, or a page the
+ * process's next write copies away from, and the HFI would go on reading
+ * bytes the process no longer sees (zeros, for untouched memory).  The
+ * write pin breaks the sharing at registration; FOLL_FORCE lets it do so
+ * in a mapping the process cannot write, and nothing is written.  Shared
+ * mappings and hugetlb pages have no copy to break and never map the
+ * zero page: a read pin is right there.
+ *
+ * Return: the gup flags, or -EFAULT when @vma does not allow @access.
+ */
+static int percs_mr_gup_flags(const struct vm_area_struct *vma, u32 access)
+{
+	if (access & PERCS_ACCESS_WRITES)
+		return FOLL_LONGTERM | FOLL_WRITE;
+	/* FOLL_FORCE would pass a mapping the process cannot even read. */
+	if (!(vma->vm_flags & VM_READ))
+		return -EFAULT;
+	if (!is_cow_mapping(vma->vm_flags) ||
+	    is_vm_hugetlb_page((struct vm_area_struct *)vma))
+		return FOLL_LONGTERM;
+	return FOLL_LONGTERM | FOLL_WRITE | FOLL_FORCE;
+}
+
+/*
+ * Pin up to @n pages from @addr, all in one mapping, with the flags that
+ * mapping needs.  Return: pages pinned (> 0) or -errno.
+ */
+static long percs_mr_pin_batch(struct mm_struct *mm, unsigned long addr,
+			       unsigned long n, u32 access,
+			       struct page **pages)
+{
+	struct vm_area_struct *vma;
+	long ret;
+	int gup;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (!vma) {
+		ret = -EFAULT;
+		goto out;
+	}
+	gup = percs_mr_gup_flags(vma, access);
+	if (gup < 0) {
+		ret = gup;
+		goto out;
+	}
+	n = min(n, (vma->vm_end - addr) >> PAGE_SHIFT);
+	ret = pin_user_pages(addr, n, gup, pages, NULL);
+	if (!ret)
+		ret = -EFAULT;
+out:
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/*
  * Charge and pin the pages of @mr from the caller's address space.  On
  * failure nothing stays pinned or charged.
  */
@@ -79,25 +140,19 @@ static int percs_mr_pin(struct percs_mr *mr)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long start = mr->addr & PAGE_MASK, pinned = 0;
-	unsigned int gup = FOLL_LONGTERM;
-	int ret;
+	long ret;
 
-	if (mr->access & PERCS_ACCESS_WRITES)
-		gup |= FOLL_WRITE;
 	ret = percs_mr_charge(mm, mr->npages);
 	if (ret)
 		return ret;
 	while (pinned < mr->npages) {
-		int n = min_t(unsigned long, mr->npages - pinned,
-			      PERCS_MR_PIN_BATCH);
-
-		ret = pin_user_pages_fast(start + pinned * PAGE_SIZE, n, gup,
-					  mr->pages + pinned);
-		if (ret <= 0) {
-			if (!ret)
-				ret = -EFAULT;
+		ret = percs_mr_pin_batch(mm, start + pinned * PAGE_SIZE,
+					 min_t(unsigned long,
+					       mr->npages - pinned,
+					       PERCS_MR_PIN_BATCH),
+					 mr->access, mr->pages + pinned);
+		if (ret < 0)
 			goto fail;
-		}
 		pinned += ret;
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
@@ -208,7 +263,7 @@ static void percs_mr_cache(struct percs_window *w, struct percs_mr *mr)
  * -EFAULT for a range outside the user address space or not mapped with
  * the access asked; -ENOMEM above RLIMIT_MEMLOCK or out of memory;
  * -ENOSPC when the window holds %PERCS_MR_MAX_PER_WINDOW registrations;
- * another error of pin_user_pages_fast() (-EOPNOTSUPP for file DAX).
+ * another error of pin_user_pages() (-EOPNOTSUPP for file DAX).
  */
 int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
 		      struct percs_mr_register __user *ureq, u32 usize)

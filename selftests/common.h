@@ -260,8 +260,8 @@ struct pt_side {
 
 /*
  * pt_side_open() flag: zero the buffer before registering it, so that
- * every page is the process's own when it is pinned (untouched anonymous
- * memory that a read-only registration pins is the shared zero page).
+ * every page exists before it is pinned (the registration itself then
+ * faults nothing in).
  */
 #define PT_SIDE_PREFAULT	(1U << 0)
 

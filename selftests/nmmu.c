@@ -289,7 +289,7 @@ TEST_F_TIMEOUT(nm, handles_not_reused, 300)
 /* Bad register arguments: each errno, and nothing pinned or charged. */
 TEST_F(nm, bad_register_inputs)
 {
-	/* filled, then read-only: real pages, not the shared zero page */
+	/* filled, then made read-only */
 	uint8_t *ro = map_anon(4 * PAGE, PROT_READ | PROT_WRITE);
 	uint8_t *none = map_anon(PAGE, PROT_NONE);
 	uint8_t *gone = map_anon(2 * PAGE, PROT_READ | PROT_WRITE);

@@ -694,14 +694,18 @@ struct percs_window_query {
  *	alignment (the pages covering the range are pinned)
  * @length: bytes, 1 .. %PERCS_MR_MAX_LENGTH
  *
- * Pins the pages covering [@addr, @addr + @length) (for writing when
- * @access has a write right: LOCAL_WRITE, REMOTE_WRITE or REMOTE_ATOMIC)
- * and charges them to the caller's RLIMIT_MEMLOCK, unless it has
- * CAP_IPC_LOCK.  The registration belongs to the window: it lasts until
+ * Pins the pages covering [@addr, @addr + @length) and charges them to
+ * the caller's RLIMIT_MEMLOCK, unless it has CAP_IPC_LOCK.  The pages
+ * pinned are the process's own at that moment: a private mapping is pinned
+ * for writing even without a write right (copy-on-write is broken now, not
+ * by the process's next write, so untouched memory may be registered and
+ * written later); a write right (LOCAL_WRITE, REMOTE_WRITE or
+ * REMOTE_ATOMIC) needs a writable mapping, and without one a readable
+ * one.  The registration belongs to the window: it lasts until
  * PERCS_IOC_MR_DEREGISTER or the window's release, whichever comes first,
- * whoever holds the window fd; unmapping the range does not end it (the
- * pages stay pinned, and what the HFI reads or writes there is no longer
- * what the process sees at that address).
+ * whoever holds the window fd; unmapping the range, or MADV_DONTNEED on
+ * it, does not end it (the pages stay pinned, and what the HFI reads or
+ * writes there is no longer what the process sees at that address).
  */
 struct percs_mr_register {
 	__u32 size;
