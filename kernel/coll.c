@@ -819,7 +819,7 @@ out:
 	if (err == -EBUSY)
 		return err;
 	WRITE_ONCE(w->st->packets_sent, w->st->packets_sent + 1);
-	if (err || (h->flags & PERCS_PKT_F_NOTIFY))
+	if (err || (h->flags & PERCS_PKT_F_ALL))
 		percs_cq_post(w, h->tag, err, PERCS_PKT_COLL, 0);
 	return 0;
 }

@@ -42,10 +42,14 @@ struct percs_pass {
 	bool amo_full;
 };
 
-/* Route and deliver one validated packet; stamps src and job key. */
+/*
+ * Route and deliver one validated packet; stamps src and job key.
+ * Return: 0, %PERCS_FIFO_HELD when the network holds it and its remote
+ * completion will be posted when it lands, or -errno.
+ */
 static int percs_engine_send_one(struct percs_window *w,
 				 struct percs_pkt_hdr *h, const void *payload,
-				 struct percs_pass *p)
+				 u8 cqe_flags, struct percs_pass *p)
 {
 	struct percs_dev *pd = w->hfi->pd;
 	const struct fm_route *route;
@@ -69,30 +73,39 @@ static int percs_engine_send_one(struct percs_window *w,
 	if (t)
 		ret = percs_window_may_send_to(w, t);
 	if (!ret) {
-		ret = percs_fifo_deliver(t, h, payload, extra_hops);
+		ret = percs_fifo_deliver(t, h, payload, extra_hops,
+					 h->flags & PERCS_PKT_F_NOTIFY_REMOTE ?
+					 w : NULL, cqe_flags);
 		if (ret == -EAGAIN) {
 			p->blocked = true;
 			p->blocked_on = percs_window_gid(t);
 		}
 	}
 	rcu_read_unlock();
-	if (!ret) {
+	if (ret >= 0) {
 		percs_isr_count_later(w, route, fm_pkt_units(h->length));
 		this_cpu_inc(w->hfi->stats->packets[route_class]);
 	}
 	return ret;
 }
 
-/* Complete one packet: count it and post a CQE when asked or on error. */
+/*
+ * Complete one packet: count it, and post a CQE on error or when asked
+ * (a held packet's remote completion comes when it lands: landed.c).
+ */
 static void percs_engine_complete(struct percs_window *w,
 				  const struct percs_pkt_hdr *h, int res,
 				  u8 cqe_flags, struct percs_pass *p)
 {
+	bool asked = h->flags & (PERCS_PKT_F_NOTIFY | PERCS_PKT_F_NOTIFY_REMOTE);
+
 	p->moved++;
-	if (!res) {
+	if (res >= 0) {
 		WRITE_ONCE(w->st->packets_sent, w->st->packets_sent + 1);
-		if (!(h->flags & PERCS_PKT_F_NOTIFY))
+		if (res == PERCS_FIFO_HELD || !asked)
 			return;
+	} else if (!asked) {
+		cqe_flags |= PERCS_CQE_F_UNASKED;
 	}
 	percs_cq_post(w, h->tag, res, h->kind, cqe_flags);
 }
@@ -117,7 +130,8 @@ static void percs_engine_run_imm(struct percs_window *w, struct percs_pass *p)
 		percs_copy(&h, line, sizeof(h));
 		res = fm_pkt_check(&h, true);
 		if (!res) {
-			res = percs_engine_send_one(w, &h, line + sizeof(h), p);
+			res = percs_engine_send_one(w, &h, line + sizeof(h),
+						    PERCS_CQE_F_IMM, p);
 			if (res == -EAGAIN)
 				break;
 		}
@@ -220,7 +234,8 @@ static void percs_engine_run_fifo(struct percs_window *w, struct percs_pass *p)
 			continue;
 		}
 		if (!res) {
-			res = percs_engine_send_one(w, &h, unit + sizeof(h), p);
+			res = percs_engine_send_one(w, &h, unit + sizeof(h), 0,
+						    p);
 			if (res == -EAGAIN)
 				break;
 		}
@@ -293,6 +308,9 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 		if (p.amo_full && w->amo.nr < before)
 			p.more = true;
 	}
+	/* Remote completions of held packets that have landed. */
+	if (!list_empty(&w->landed))
+		percs_landed_progress(w, &p.moved);
 	/* The pass's packets on the cached route, on its links at once. */
 	percs_isr_flush(w->hfi->pd, &w->route);
 	percs_engine_update_blocked(w, &p);
@@ -338,6 +356,34 @@ int percs_engine_step(struct percs_window *w, unsigned int kick_flags,
 {
 	*more = false;
 	return percs_engine_pass(w, kick_flags, more);
+}
+
+/**
+ * percs_engine_wake() - run a window's send side from a work item
+ * @pd: the system
+ * @gid: the window's global id (a window that reuses it only gets a
+ *	spurious pass)
+ *
+ * Process context: a poll-mode window's polling thread is woken, a
+ * kick-mode window gets passes here until it is idle or blocked.
+ */
+void percs_engine_wake(struct percs_dev *pd, u32 gid)
+{
+	struct percs_window *w;
+	bool more;
+
+	do {
+		more = false;
+		rcu_read_lock();
+		w = percs_window_lookup_gid_rcu(pd, gid);
+		if (w && (w->flags & PERCS_WINDOW_F_POLL))
+			percs_poll_kick(w->hfi);
+		else if (w)
+			percs_engine_step(w, PERCS_KICK_F_SEND, &more);
+		rcu_read_unlock();
+		if (more)
+			cond_resched();
+	} while (more);
 }
 
 /**

@@ -116,16 +116,22 @@ int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
  * @payload: h->length bytes
  * @extra_hops: hops its route has beyond the direct route's: that many
  *	later packets overtake it
+ * @from: the initiator, send_lock held, when it asked for a remote
+ *	completion (%PERCS_PKT_F_NOTIFY_REMOTE), else NULL
+ * @cqe_flags: the flags of that completion entry
  *
  * The packet is written into @t's receive FIFO, or held in flight when it
  * took a longer route or the network delays it (flight.c); each arrival
  * may let held packets through.
  *
- * Return: 0, -EAGAIN when the FIFO is full (nothing written: the caller
- * keeps the packet), -ECONNREFUSED when the target is being released.
+ * Return: 0; %PERCS_FIFO_HELD when it is held with a ticket for @from's
+ * remote completion (landed.c); -EAGAIN when the FIFO is full (nothing
+ * written: the caller keeps the packet), -ECONNREFUSED when the target is
+ * being released.
  */
 int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
-		       const void *payload, unsigned int extra_hops)
+		       const void *payload, unsigned int extra_hops,
+		       struct percs_window *from, u8 cqe_flags)
 {
 	unsigned int overtakers = extra_hops +
 				  percs_flight_should_hold(t->hfi->pd);
@@ -135,12 +141,13 @@ int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
 	if (t->recv_dead) {
 		ret = -ECONNREFUSED;
 	} else if (overtakers &&
-		   !percs_flight_hold(t, h, payload, overtakers)) {
-		ret = 0;
+		   !percs_flight_hold(t, h, payload, overtakers, from,
+				      cqe_flags)) {
+		ret = from ? PERCS_FIFO_HELD : 0;
 	} else {
 		ret = percs_fifo_put(t, h, payload);
 	}
-	if (!ret) {
+	if (ret >= 0) {
 		t->arrivals++;
 		if (unlikely(t->nr_flight))
 			percs_flight_release(t, 0);

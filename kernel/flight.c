@@ -7,7 +7,9 @@
  * a packet the network delays is held here instead, in a list on its
  * target, and written when the packets that overtake it have arrived or
  * its hold time has run out.  The sender has already seen it leave (its
- * send FIFO entry is free, its completion posted): it is in the network.
+ * send FIFO entry is free, its %PERCS_PKT_F_NOTIFY completion posted): it
+ * is in the network.  A sender that asked for %PERCS_PKT_F_NOTIFY_REMOTE
+ * gets its entry when the packet is written, or discarded (landed.c).
  *
  * A packet is held when its route is longer than the direct one (by as
  * many later arrivals as it has extra hops), and when the reorder knob
@@ -48,6 +50,8 @@
  * @addr: where in @mr
  * @len: data bytes of the segment
  * @track: its transfer (a reference), see rdma.c
+ * @landed: for a FIFO packet whose sender asked for a remote completion,
+ *	its ticket (a reference), see landed.c; else NULL
  * @hdr: the header, stamped (FIFO packets)
  * @payload: hdr.length bytes, or @len for a segment
  */
@@ -59,6 +63,7 @@ struct percs_flight_pkt {
 	u64 addr;
 	u32 len;
 	struct percs_rdma_track *track;
+	struct percs_landed *landed;
 	struct percs_pkt_hdr hdr;
 	u8 payload[];
 };
@@ -117,11 +122,15 @@ static void percs_flight_queue(struct percs_window *t,
  * @payload: h->length bytes
  * @overtakers: it is written once this many later packets have arrived
  *	at @t (written or held themselves), >= 1
+ * @from: the initiator, send_lock held, when it asked for a remote
+ *	completion: the packet then carries a ticket (landed.c); else NULL
+ * @cqe_flags: the flags of that completion entry
  *
  * Return: 0, or -ENOMEM (the caller delivers the packet now instead).
  */
 int percs_flight_hold(struct percs_window *t, const struct percs_pkt_hdr *h,
-		      const void *payload, unsigned int overtakers)
+		      const void *payload, unsigned int overtakers,
+		      struct percs_window *from, u8 cqe_flags)
 {
 	struct percs_flight_pkt *fp;
 
@@ -132,6 +141,11 @@ int percs_flight_hold(struct percs_window *t, const struct percs_pkt_hdr *h,
 		     GFP_ATOMIC | __GFP_NOWARN);
 	if (!fp)
 		return -ENOMEM;
+	fp->landed = from ? percs_landed_new(from, h, cqe_flags) : NULL;
+	if (from && !fp->landed) {
+		kfree(fp);
+		return -ENOMEM;
+	}
 	fp->mr = NULL;
 	fp->hdr = *h;
 	percs_copy(fp->payload, payload, h->length);
@@ -176,6 +190,7 @@ int percs_flight_hold_seg(struct percs_window *t, struct percs_mr *dst,
 		kfree(fp);
 		return -ENOMEM;
 	}
+	fp->landed = NULL;
 	fp->mr = dst;
 	fp->addr = daddr;
 	fp->len = len;
@@ -212,6 +227,8 @@ void percs_flight_release(struct percs_window *t, u64 now)
 						fp->len, fp->track, 0);
 			else if (percs_fifo_put(t, &fp->hdr, fp->payload))
 				return;
+			if (fp->landed)
+				percs_landed_done(fp->landed, 0);
 			list_del(&fp->node);
 			WRITE_ONCE(t->nr_flight, t->nr_flight - 1);
 			atomic_dec(&pd->flight.live);
@@ -252,6 +269,8 @@ void percs_flight_discard(struct percs_window *t)
 		if (fp->mr)
 			percs_rdma_land(fp->mr, fp->addr, NULL, 0, fp->track,
 					-ECONNREFUSED);
+		if (fp->landed)
+			percs_landed_done(fp->landed, -ECONNREFUSED);
 		atomic_dec(&pd->flight.live);
 		atomic64_inc(&pd->flight.discarded);
 		kfree(fp);

@@ -408,6 +408,8 @@ struct percs_amo_win {
  * @rdma_ops: RDMA operations posted and not completed, in posting order
  *	(rdma.c), under @send_lock
  * @nr_rdma: entries of @rdma_ops
+ * @landed: tickets of this window's packets held in the network with a
+ *	remote completion asked (landed.c), under @send_lock
  * @route: the last route the firmware model gave (send side)
  * @cursor: the HFI's round-robin and pseudo-random route choices
  * @recv_lock: serialises deliveries into @recv
@@ -458,6 +460,7 @@ struct percs_window {
 	u64 cq_tail;
 	struct list_head rdma_ops;
 	u32 nr_rdma;
+	struct list_head landed;
 	struct percs_route_cache route;
 	struct fm_route_cursor cursor;
 
@@ -632,8 +635,11 @@ void *percs_clock_page(struct percs_dev *pd);
 void percs_fifo_unlock(struct percs_window *t) __releases(&t->recv_lock);
 int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
 		   const void *payload);
+/* percs_fifo_deliver(): held, with a ticket for the remote completion */
+#define PERCS_FIFO_HELD	1
 int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
-		       const void *payload, unsigned int extra_hops);
+		       const void *payload, unsigned int extra_hops,
+		       struct percs_window *from, u8 cqe_flags);
 
 /* isr.c: topology, routes, links */
 int percs_isr_init(struct percs_dev *pd, const char *spec);
@@ -666,7 +672,17 @@ void percs_isr_count_drop(struct percs_dev *pd, const struct fm_route *r);
 /* flight.c: the network between the HFIs */
 unsigned int percs_flight_should_hold(struct percs_dev *pd);
 int percs_flight_hold(struct percs_window *t, const struct percs_pkt_hdr *h,
-		      const void *payload, unsigned int overtakers);
+		      const void *payload, unsigned int overtakers,
+		      struct percs_window *from, u8 cqe_flags);
+
+/* landed.c: remote completions of held FIFO and immediate packets */
+struct percs_landed;
+struct percs_landed *percs_landed_new(struct percs_window *w,
+				      const struct percs_pkt_hdr *h,
+				      u8 cqe_flags);
+void percs_landed_done(struct percs_landed *l, int res);
+void percs_landed_progress(struct percs_window *w, int *moved);
+void percs_landed_window_fini(struct percs_window *w);
 void percs_flight_release(struct percs_window *t, u64 now);
 void percs_flight_kick(struct percs_window *t);
 void percs_flight_discard(struct percs_window *t);
@@ -740,6 +756,7 @@ void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
 /* engine.c: the send side */
 int percs_engine_run(struct percs_window *w, unsigned int kick_flags);
 int percs_engine_kick(struct percs_window *w, unsigned int kick_flags);
+void percs_engine_wake(struct percs_dev *pd, u32 gid);
 int percs_engine_step(struct percs_window *w, unsigned int kick_flags,
 		      bool *more);
 void percs_engine_credit(struct percs_window *w);

@@ -118,23 +118,8 @@ static void percs_rdma_track_work(struct work_struct *work)
 {
 	struct percs_rdma_track *track =
 		container_of(work, struct percs_rdma_track, work);
-	struct percs_dev *pd = track->pd;
-	struct percs_window *w;
-	bool more;
 
-	do {
-		more = false;
-		rcu_read_lock();
-		w = percs_window_lookup_gid_rcu(pd, track->gid);
-		/* A window reusing the id only gets a spurious pass. */
-		if (w && (w->flags & PERCS_WINDOW_F_POLL))
-			percs_poll_kick(w->hfi);
-		else if (w)
-			percs_engine_step(w, PERCS_KICK_F_SEND, &more);
-		rcu_read_unlock();
-		if (more)
-			cond_resched();
-	} while (more);
+	percs_engine_wake(track->pd, track->gid);
 	percs_rdma_track_put(track);
 }
 

@@ -197,6 +197,7 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	spin_lock_init(&w->recv_lock);
 	spin_lock_init(&w->cq_lock);
 	percs_rdma_window_init(w);
+	INIT_LIST_HEAD(&w->landed);
 	INIT_LIST_HEAD(&w->blocked_node);
 	INIT_LIST_HEAD(&w->poll_node);
 	INIT_LIST_HEAD(&w->flight);
@@ -298,6 +299,8 @@ static int percs_window_release(struct inode *inode, struct file *file)
 	percs_engine_unblock(w);
 	/* Abort its RDMA operations; their segments in flight land or go. */
 	percs_rdma_window_fini(w);
+	/* Its remote completions still to come: nobody can read them. */
+	percs_landed_window_fini(w);
 	/* Its atomics: outstanding ones dropped, what it remembers as target. */
 	percs_amo_window_fini(w);
 	/* Its trees end; the other members are told. */

@@ -7,7 +7,10 @@
  * arrive exactly once with its bytes intact, through backpressure, and a
  * packet nothing overtakes must arrive when its hold time runs out.
  * Packets held for a window that closes are freed.  With the knob at 0
- * one sender's stream to one target arrives in order.
+ * one sender's stream to one target arrives in order.  Completions:
+ * PERCS_PKT_F_NOTIFY may come while the packet is still held;
+ * PERCS_PKT_F_NOTIFY_REMOTE only once it is in the target's receive FIFO
+ * (or -ECONNREFUSED when it was discarded with its target).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -334,6 +337,260 @@ TEST_F(reorder, target_closes_with_packets_in_flight)
 	EXPECT_EQ(0, pt_stat_field(PT_ISR_DIR "flight", "in_flight"));
 	EXPECT_LT(discarded0, pt_stat_field(PT_ISR_DIR "flight", "discarded"));
 	percs_window_release(tx);
+	ASSERT_LIVE_ZERO();
+}
+
+/* One send with completion @flags: 0, -EAGAIN when busy, or -errno. */
+static int send_flagged_once(struct percs_window *tx,
+			     const struct percs_addr *dst, bool imm,
+			     const void *buf, size_t len, uint32_t tag,
+			     unsigned int flags)
+{
+	struct percs_pkt_hdr h = {
+		.kind = PERCS_PKT_IMM, .flags = flags, .dst = *dst, .tag = tag,
+	};
+
+	if (imm)
+		return percs_icswx_hdr(tx, &h, buf, len);
+	return percs_send(tx, dst, buf, len, tag, flags);
+}
+
+/* The same, retried (kicking) while busy until the default deadline. */
+static int send_flagged(struct percs_window *tx, const struct percs_addr *dst,
+			bool imm, const void *buf, size_t len, uint32_t tag,
+			unsigned int flags)
+{
+	uint64_t deadline = pt_now_ms() + PT_TIMEOUT_MS;
+	int ret;
+
+	while ((ret = send_flagged_once(tx, dst, imm, buf, len, tag,
+					flags)) == -EAGAIN &&
+	       pt_now_ms() < deadline) {
+		percs_kick(tx, PERCS_KICK_F_SEND | PERCS_KICK_F_IMM);
+		pt_pause_us(100);
+	}
+	return ret;
+}
+
+/* Every packet held for 300 ms: NOTIFY says it left, not that it landed. */
+TEST_F(reorder, notify_can_come_before_arrival)
+{
+	unsigned char buf[PERCS_MAX_PAYLOAD];
+	struct percs_window *tx, *rx;
+	struct percs_addr dst;
+	struct percs_cqe c;
+
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
+	ASSERT_EQ(0, pt_isr_set("reorder_depth", 8));
+	ASSERT_EQ(0, pt_isr_set("hold_us", 300000));
+	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &tx));
+	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &rx));
+	dst = percs_window_addr(rx);
+	pt_fill(buf, variant->len, 5);
+	ASSERT_EQ(0, send_flagged(tx, &dst, variant->imm, buf, variant->len,
+				  5, PERCS_PKT_F_NOTIFY));
+	ASSERT_EQ(1, pt_cq_wait(tx, &c, 100));
+	EXPECT_EQ(5, c.user_data);
+	EXPECT_EQ(0, c.res);
+	/* Completed, and still in the network. */
+	EXPECT_EQ(0, percs_window_status(rx)->packets_received);
+	EXPECT_EQ(1, pt_stat_field(PT_ISR_DIR "flight", "in_flight"));
+	ASSERT_EQ((int)variant->len, pt_recv(rx, NULL, buf, sizeof(buf),
+					     PT_TIMEOUT_MS));
+	percs_window_release(tx);
+	percs_window_release(rx);
+	ASSERT_LIVE_ZERO();
+}
+
+/* NOTIFY_REMOTE: no entry while the packet is held, one once it landed. */
+TEST_F(reorder, notify_remote_waits_for_arrival)
+{
+	unsigned char buf[PERCS_MAX_PAYLOAD];
+	struct percs_window *tx, *rx;
+	struct percs_addr dst;
+	struct percs_cqe c;
+	uint64_t t0;
+
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
+	ASSERT_EQ(0, pt_isr_set("reorder_depth", 8));
+	ASSERT_EQ(0, pt_isr_set("hold_us", 300000));
+	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &tx));
+	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &rx));
+	dst = percs_window_addr(rx);
+	pt_fill(buf, variant->len, 6);
+	t0 = pt_now_ms();
+	ASSERT_EQ(0, send_flagged(tx, &dst, variant->imm, buf, variant->len,
+				  6, PERCS_PKT_F_NOTIFY_REMOTE));
+	EXPECT_EQ(1, percs_window_status(tx)->packets_sent);
+	EXPECT_EQ(0, percs_cq_poll(tx, &c, 1));
+	ASSERT_EQ(1, pt_cq_wait(tx, &c, PT_TIMEOUT_MS));
+	/* By the time the entry is there, so is the packet. */
+	EXPECT_EQ(1, percs_window_status(rx)->packets_received);
+	EXPECT_LE(250, pt_now_ms() - t0);
+	EXPECT_EQ(6, c.user_data);
+	EXPECT_EQ(0, c.res);
+	EXPECT_EQ(variant->imm ? PERCS_PKT_IMM : PERCS_PKT_FIFO, c.kind);
+	EXPECT_EQ(variant->imm ? PERCS_CQE_F_IMM : 0, c.flags);
+	ASSERT_EQ((int)variant->len, pt_recv(rx, NULL, buf, sizeof(buf),
+					     PT_TIMEOUT_MS));
+	percs_window_release(tx);
+	percs_window_release(rx);
+	ASSERT_LIVE_ZERO();
+}
+
+/*
+ * A stream under reorder into a 4 KiB receive FIFO drained now and then:
+ * every packet gets exactly one remote completion, and never before the
+ * receive FIFO has taken as many packets as completions were seen.
+ */
+TEST_F(reorder, notify_remote_stream_never_ahead_of_arrivals)
+{
+	unsigned int n = pt_scale(2000), seq, done = 0, early = 0, bad = 0;
+	unsigned char buf[PERCS_MAX_PAYLOAD];
+	struct percs_window *tx, *rx;
+	struct percs_cqe c[32];
+	struct percs_addr dst;
+	unsigned char *got;
+	uint64_t deadline;
+	struct seen s;
+	int k, i, ret;
+
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 250000));
+	ASSERT_EQ(0, pt_isr_set("reorder_depth", 8));
+	ASSERT_EQ(0, pt_isr_set("hold_us", 2000));
+	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &tx));
+	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, SMALL_FIFO,
+				self->key, PERCS_WINDOW_ANY, &rx));
+	dst = percs_window_addr(rx);
+	seen_init(&s, n);
+	got = calloc(n, 1);
+	ASSERT_NE(NULL, got);
+	deadline = pt_now_ms() + 4 * PT_TIMEOUT_MS;
+	for (seq = 0; done < n && pt_now_ms() < deadline;) {
+		bool sent = false;
+
+		if (seq < n && seq - done < PERCS_CQ_ENTRIES / 2) {
+			pt_fill(buf, variant->len, seq);
+			ret = send_flagged_once(tx, &dst, variant->imm, buf,
+						variant->len, seq,
+						PERCS_PKT_F_NOTIFY_REMOTE);
+			ASSERT_TRUE(!ret || ret == -EAGAIN);
+			sent = !ret;
+			seq += sent;
+		}
+		k = percs_cq_poll(tx, c, 32);
+		ASSERT_LE(0, k);
+		for (i = 0; i < k; i++) {
+			if (c[i].res || c[i].user_data >= n ||
+			    got[c[i].user_data]++)
+				bad++;
+			done++;
+		}
+		/* Read after the entries: the FIFO took at least as many. */
+		if (done > percs_window_status(rx)->packets_received)
+			early++;
+		if (!sent || seq % 16 == 0) {
+			ASSERT_EQ(0, drain(rx, &s, variant->len));
+			percs_kick(tx, PERCS_KICK_F_SEND | PERCS_KICK_F_IMM);
+		}
+	}
+	ASSERT_EQ(0, drain(rx, &s, variant->len));
+	EXPECT_EQ(n, done);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, early);
+	EXPECT_EQ(n, s.received);
+	EXPECT_EQ(0, s.dups);
+	EXPECT_EQ(0, s.bad);
+	TH_LOG("%u remote completions, %u packets out of order", done,
+	       s.inversions);
+	free(got);
+	free(s.got);
+	percs_window_release(tx);
+	percs_window_release(rx);
+	ASSERT_LIVE_ZERO();
+}
+
+/*
+ * The target goes with packets held: each of those completes with
+ * -ECONNREFUSED, the ones that landed before with 0, every one once.
+ */
+TEST_F(reorder, notify_remote_of_discarded_packets)
+{
+	unsigned char buf[PERCS_MAX_PAYLOAD], once[10] = { 0 };
+	unsigned int i, ok = 0, refused = 0, twice = 0;
+	struct percs_window *tx, *rx;
+	struct percs_cqe c;
+	struct percs_addr dst;
+	long held;
+
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
+	ASSERT_EQ(0, pt_isr_set("reorder_depth", 64));
+	ASSERT_EQ(0, pt_isr_set("hold_us", 1000000));
+	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &tx));
+	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &rx));
+	dst = percs_window_addr(rx);
+	for (i = 0; i < 10; i++) {
+		pt_fill(buf, variant->len, i);
+		ASSERT_EQ(0, send_flagged(tx, &dst, variant->imm, buf,
+					  variant->len, i,
+					  PERCS_PKT_F_NOTIFY_REMOTE));
+	}
+	/* Nothing lands now but through later arrivals: there are none. */
+	held = pt_stat_field(PT_ISR_DIR "flight", "in_flight");
+	EXPECT_LT(0, held);
+	EXPECT_EQ(10 - held, percs_window_status(rx)->packets_received);
+	percs_window_release(rx);
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(1, pt_cq_wait(tx, &c, PT_TIMEOUT_MS));
+		ASSERT_GT(10, c.user_data);
+		twice += once[c.user_data]++;
+		ok += c.res == 0;
+		refused += c.res == -ECONNREFUSED;
+	}
+	EXPECT_EQ(held, refused);
+	EXPECT_EQ(10 - held, ok);
+	EXPECT_EQ(0, twice);
+	EXPECT_EQ(0, percs_cq_poll(tx, &c, 1));
+	percs_window_release(tx);
+	ASSERT_LIVE_ZERO();
+}
+
+/* A sender that goes first: its tickets go with it, nothing leaks. */
+TEST_F(reorder, notify_remote_sender_closes_first)
+{
+	unsigned char buf[PERCS_MAX_PAYLOAD];
+	struct percs_window *tx, *rx;
+	struct percs_addr dst;
+	unsigned int i;
+
+	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
+	ASSERT_EQ(0, pt_isr_set("reorder_depth", 64));
+	ASSERT_EQ(0, pt_isr_set("hold_us", 20000));
+	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &tx));
+	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
+				PERCS_WINDOW_ANY, &rx));
+	dst = percs_window_addr(rx);
+	for (i = 0; i < 10; i++) {
+		pt_fill(buf, variant->len, i);
+		ASSERT_EQ(0, send_flagged(tx, &dst, variant->imm, buf,
+					  variant->len, i,
+					  PERCS_PKT_F_NOTIFY_REMOTE));
+	}
+	percs_window_release(tx);
+	/* The packets still land, after their hold time. */
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ((int)variant->len, pt_recv(rx, NULL, buf,
+						     sizeof(buf),
+						     PT_TIMEOUT_MS));
+	percs_window_release(rx);
 	ASSERT_LIVE_ZERO();
 }
 

@@ -96,9 +96,28 @@ struct percs_addr {
 	__u16 window;
 };
 
-/* percs_pkt_hdr.flags */
-#define PERCS_PKT_F_NOTIFY	(1U << 0) /* post a CQE when the packet lands */
-#define PERCS_PKT_F_ALL		PERCS_PKT_F_NOTIFY
+/*
+ * percs_pkt_hdr.flags: completions of FIFO and immediate sends.  Without
+ * either flag a send posts an entry only when it fails.
+ *
+ * %PERCS_PKT_F_NOTIFY: an entry once the packet has left the window (the
+ * HFI took it from the send FIFO or slot and the network accepted it).
+ * The packet may still be in the network then: with the reorder knob, a
+ * hold, or a route longer than the direct one, the entry can come before
+ * the packet is in the target's receive FIFO.
+ *
+ * %PERCS_PKT_F_NOTIFY_REMOTE: an entry once the packet is in the target's
+ * receive FIFO (res 0), as a verbs RC acknowledgement tells; or res
+ * -ECONNREFUSED when the network discarded it because its target went
+ * away first.  Entries of packets held in the network come in the order
+ * they land.  Both flags: as NOTIFY_REMOTE alone.
+ *
+ * Other kinds (RDMA, atomics, collectives) complete as their extension
+ * headers say; the flags mean nothing to RDMA and atomic descriptors.
+ */
+#define PERCS_PKT_F_NOTIFY	(1U << 0) /* CQE when the packet has left */
+#define PERCS_PKT_F_NOTIFY_REMOTE (1U << 1) /* CQE when it is in the target's FIFO */
+#define PERCS_PKT_F_ALL		(PERCS_PKT_F_NOTIFY | PERCS_PKT_F_NOTIFY_REMOTE)
 
 /**
  * struct percs_pkt_hdr - header of every packet and send descriptor
@@ -182,7 +201,7 @@ struct percs_rdma_ext {
 #define PERCS_RDMA_OP_FIFO_WRITE 2 /* payload in the FIFO -> remote one */
 #define PERCS_RDMA_OP_MAX	PERCS_RDMA_OP_FIFO_WRITE
 #define PERCS_RDMA_F_FENCE	(1U << 0) /* start after all earlier ones complete */
-#define PERCS_RDMA_F_NOTIFY_TARGET (1U << 1) /* CQE at the target too */
+#define PERCS_RDMA_F_NOTIFY_TARGET (1U << 1) /* CQE at the target too, with the initiator's user_data */
 #define PERCS_RDMA_F_ALL	(PERCS_RDMA_F_FENCE | PERCS_RDMA_F_NOTIFY_TARGET)
 
 /**
@@ -345,14 +364,25 @@ struct percs_coll_ext {
 /**
  * struct percs_cqe - completion queue entry
  * @user_data: the packet's tag (FIFO and immediate sends), or the
- *	descriptor's user_data (RDMA, atomics)
+ *	descriptor's user_data (RDMA, atomics); in a target's
+ *	%PERCS_CQE_F_REMOTE entry (%PERCS_RDMA_F_NOTIFY_TARGET), the
+ *	initiator's user_data
  * @res: 0 on success, or a negative errno (see Documentation/uapi.rst)
  * @kind: the packet kind that completed
  * @flags: PERCS_CQE_F_*
  * @reserved: zero
  *
  * Successful FIFO and immediate sends post no entry unless the header has
- * %PERCS_PKT_F_NOTIFY; failed ones always do.
+ * %PERCS_PKT_F_NOTIFY or %PERCS_PKT_F_NOTIFY_REMOTE; failed ones always
+ * do (with %PERCS_CQE_F_UNASKED when they asked for none).
+ *
+ * A full queue drops the entry: the HFI counts it in
+ * &percs_status.cq_overflows and sets %PERCS_STATUS_CQ_OVERFLOW.  The
+ * operation itself is done; only its entry is lost.  A program that sees
+ * the count grow cannot tell which entries are gone: it must treat every
+ * operation whose entry has not come as complete with an unknown status.
+ * Keep the entries asked for at most %PERCS_CQ_ENTRIES (libpercs:
+ * percs_cq_limit()), with room for failures of sends that asked for none.
  */
 struct percs_cqe {
 	__u64 user_data;
@@ -365,6 +395,7 @@ struct percs_cqe {
 #define PERCS_CQE_F_IMM		(1U << 0) /* came from an immediate slot */
 #define PERCS_CQE_F_REMOTE	(1U << 1) /* RDMA target notification */
 #define PERCS_CQE_F_LOCAL	(1U << 2) /* error on the initiator's registration (RDMA, atomic result) */
+#define PERCS_CQE_F_UNASKED	(1U << 3) /* a send that asked for no entry failed */
 
 /*
  * The doorbell page: written by the application, read once per use by the
@@ -395,7 +426,11 @@ struct percs_doorbell {
 
 /**
  * struct percs_status - the status page: written by the HFI, read-only
- * @send_head: send FIFO units the HFI has consumed
+ * @send_head: send FIFO units the HFI has consumed: every packet that
+ *	ends at or before it has been read and left the window (delivered,
+ *	held in the network, queued as an RDMA or atomic operation, or
+ *	failed), and its units may be reused; equal to the trigger, the send
+ *	FIFO is drained.  Consumed is not landed: see %PERCS_PKT_F_NOTIFY
  * @pad0: keeps each index on its own cache line
  * @recv_tail: receive FIFO units the HFI has written
  * @pad1: as @pad0
@@ -405,9 +440,12 @@ struct percs_doorbell {
  * @pad3: as @pad0
  * @flags: PERCS_STATUS_*
  * @error: last window error (a positive errno): a bad trigger or credit
- * @packets_sent: packets accepted from this window (FIFO and immediate)
+ * @packets_sent: FIFO and immediate packets that left this window without
+ *	error (and collective descriptors taken); failed ones are counted in
+ *	@send_errors instead, and RDMA and atomic descriptors in neither
  * @packets_received: packets written into the receive FIFO
- * @send_errors: packets that completed with an error
+ * @send_errors: operations of any kind that completed with an error
+ *	(counted whether or not their entry found room in the CQ)
  * @cq_overflows: completion entries dropped because the CQ was full
  * @send_blocked: times a send waited because its target's FIFO was full
  * @reserved: zero; room for growth inside the page
