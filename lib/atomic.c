@@ -81,10 +81,17 @@ int lp_atomic_post(struct percs_window *w, const struct percs_atomic_wr *wr)
 
 int percs_atomic_post(struct percs_window *w, const struct percs_atomic_wr *wr)
 {
+	int ret;
+
 	if (!w || !wr || !atomic_wr_ok(wr))
 		return -EINVAL;
 	/* Those entries would be taken for the PGAS level's own. */
 	if ((uint32_t)(wr->user_data >> 32) == PERCS_AMO_USER_DATA_TAG)
 		return -EINVAL;
-	return lp_atomic_post(w, wr);
+	ret = lp_cq_room(w, true);
+	if (ret)
+		return ret;
+	ret = lp_atomic_post(w, wr);
+	lp_cq_owe(w, true, ret);
+	return ret;
 }

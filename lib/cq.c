@@ -6,6 +6,13 @@
  * their entries are recognised by user_data and handed to pgas.c wherever
  * they are met; the others that the library meets while it waits for its
  * own go to a stash, which percs_cq_poll() empties first.
+ *
+ * Overflow: the HFI drops an entry the ring has no room for and counts it
+ * in the status page; percs_cq_poll() says so once (-EOVERFLOW) for every
+ * new count it finds there.  percs_cq_limit() keeps a program's own
+ * operations from getting there: the operations that ask for an entry
+ * (lp_cq_room(), lp_cq_owe()) are refused with -ENOBUFS while the limit
+ * of them is owed, and percs_cq_poll() pays one back per entry it returns.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -85,18 +92,40 @@ void lp_cq_release(struct percs_window *w)
 	w->cq.stash_count = w->cq.stash_cap = 0;
 }
 
+int percs_cq_limit(struct percs_window *w, unsigned int max)
+{
+	if (!w || max > w->cq.entries)
+		return -EINVAL;
+	w->cq.limit = max;
+	return 0;
+}
+
+/* One entry goes to the caller: an entry it asked for is paid back. */
+static inline void cq_give(struct lp_cq *q, struct percs_cqe *to,
+			   const struct percs_cqe *c)
+{
+	*to = *c;
+	if (q->owed && !(c->flags & PERCS_CQE_F_UNASKED))
+		q->owed--;
+}
+
 int percs_cq_poll(struct percs_window *w, struct percs_cqe *cqe, int max)
 {
 	struct lp_cq *q = &w->cq;
 	uint32_t want, n = 0, ready, i;
-	uint64_t head;
+	uint64_t head, overflows;
 
 	if (max < 0 || (max && !cqe))
 		return -EINVAL;
+	overflows = lp_load_relaxed(&w->status->cq_overflows);
+	if (lp_unlikely(overflows != q->overflows_seen)) {
+		q->overflows_seen = overflows;
+		return -EOVERFLOW;
+	}
 	want = (uint32_t)max;
 	/* The entries kept while the library waited are the oldest. */
 	for (; n < want && q->stash_count; n++, q->stash_count--) {
-		cqe[n] = q->stash[q->stash_head];
+		cq_give(q, &cqe[n], &q->stash[q->stash_head]);
 		q->stash_head = (q->stash_head + 1) & (q->stash_cap - 1);
 	}
 	head = q->head;
@@ -107,7 +136,7 @@ int percs_cq_poll(struct percs_window *w, struct percs_cqe *cqe, int max)
 			if (lp_cqe_is_amo(&c))
 				lp_amo_complete(w, &c);
 			else
-				cqe[n++] = c;
+				cq_give(q, &cqe[n++], &c);
 		}
 		q->head += i;
 	}
@@ -152,6 +181,10 @@ const char *percs_strerror(int err)
 		return "Kernel and library disagree on the window layout (ABI mismatch)";
 	case EIO:
 		return "The HFI published an invalid receive index or entry";
+	case EOVERFLOW:
+		return "Completion queue overflow: the HFI dropped entries (see the status page's cq_overflows)";
+	case ENOBUFS:
+		return "Completion queue limit: as many operations as percs_cq_limit() allows await their entries";
 	default:
 		return strerror(err < 0 ? -err : err);
 	}

@@ -116,7 +116,12 @@ int percs_send_compose(struct percs_window *w, const struct percs_addr *dst,
 		return ret;
 	if (lp_unlikely(len && !buf))
 		return -EINVAL;
-	return sq_compose(w, &h, buf, len);
+	ret = lp_cq_room(w, lp_pkt_asks(flags));
+	if (lp_unlikely(ret))
+		return ret;
+	ret = sq_compose(w, &h, buf, len);
+	lp_cq_owe(w, lp_pkt_asks(flags), ret);
+	return ret;
 }
 
 int percs_send_reserve(struct percs_window *w, const struct percs_addr *dst,
@@ -130,9 +135,13 @@ int percs_send_reserve(struct percs_window *w, const struct percs_addr *dst,
 		return -EINVAL;
 	*payload = NULL;
 	ret = fifo_hdr(&h, dst, len, tag, flags);
+	if (!ret)
+		ret = lp_cq_room(w, lp_pkt_asks(flags));
 	if (lp_unlikely(ret))
 		return ret;
-	return sq_reserve(w, &h, len, payload);
+	ret = sq_reserve(w, &h, len, payload);
+	lp_cq_owe(w, lp_pkt_asks(flags), ret);
+	return ret;
 }
 
 int percs_send_compose_hdr(struct percs_window *w,
@@ -140,6 +149,8 @@ int percs_send_compose_hdr(struct percs_window *w,
 			   const void *buf, size_t len)
 {
 	struct percs_pkt_hdr h;
+	bool asks;
+	int ret;
 
 	if (len > PERCS_MAX_PAYLOAD)
 		return -EMSGSIZE;
@@ -147,7 +158,15 @@ int percs_send_compose_hdr(struct percs_window *w,
 		return -EINVAL;
 	h = *hdr;
 	h.length = (uint16_t)len;
-	return sq_compose(w, &h, buf, len);
+	/* RDMA and atomic descriptors always post an entry. */
+	asks = lp_pkt_asks(h.flags) || h.kind == PERCS_PKT_RDMA ||
+	       h.kind == PERCS_PKT_ATOMIC;
+	ret = lp_cq_room(w, asks);
+	if (ret)
+		return ret;
+	ret = sq_compose(w, &h, buf, len);
+	lp_cq_owe(w, asks, ret);
+	return ret;
 }
 
 /*
@@ -208,13 +227,16 @@ int percs_send(struct percs_window *w, const struct percs_addr *dst,
 	void *p;
 	int ret = fifo_hdr(&h, dst, len, tag, flags);
 
+	if (!ret && lp_unlikely(len && !buf))
+		ret = -EINVAL;
+	if (!ret)
+		ret = lp_cq_room(w, lp_pkt_asks(flags));
 	if (lp_unlikely(ret))
 		return ret;
-	if (lp_unlikely(len && !buf))
-		return -EINVAL;
 	ret = sq_reserve_kicked(w, &h, len, &p);
 	if (ret)
 		return ret;
+	lp_cq_owe(w, lp_pkt_asks(flags), 0);
 	if (len)
 		memcpy(p, buf, len);
 	return percs_send_trigger(w);

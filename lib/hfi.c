@@ -148,6 +148,7 @@ int lp_window_new(const struct lp_layout *l, int fd, struct percs_window **out)
 	w->cq.entries = l->cq_entries;
 	w->cq.mask = l->cq_entries - 1;
 	w->cq.head = lp_load_relaxed(&w->db->cq_head);
+	w->cq.overflows_seen = lp_load_relaxed(&w->status->cq_overflows);
 
 	*out = w;
 	return 0;

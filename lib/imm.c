@@ -80,7 +80,14 @@ int percs_icswx_hdr(struct percs_window *w, const struct percs_pkt_hdr *hdr,
 		return -EMSGSIZE;
 	if (!hdr || (len && !buf))
 		return -EINVAL;
+	int ret;
+
 	h = *hdr;
 	h.length = (uint16_t)len;
-	return imm_post(w, &h, buf, len);
+	ret = lp_cq_room(w, lp_pkt_asks(h.flags));
+	if (ret)
+		return ret;
+	ret = imm_post(w, &h, buf, len);
+	lp_cq_owe(w, lp_pkt_asks(h.flags), ret);
+	return ret;
 }

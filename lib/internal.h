@@ -11,6 +11,7 @@
 #ifndef LIBPERCS_INTERNAL_H
 #define LIBPERCS_INTERNAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "percs.h"
@@ -135,6 +136,9 @@ struct lp_cq {
 	uint32_t stash_head;		/* oldest kept entry */
 	uint32_t stash_count;
 	uint32_t stash_cap;		/* a power of two, or 0 */
+	uint32_t limit;			/* percs_cq_limit(), 0: none */
+	uint32_t owed;			/* asked-for entries not yet returned */
+	uint64_t overflows_seen;	/* status cq_overflows last reported */
 };
 
 /*
@@ -304,6 +308,29 @@ LP_HIDDEN int lp_cq_drain(struct percs_window *w);
 /* hfi.c: sleep in ppoll(2) until something arrives or @us pass */
 LP_HIDDEN int lp_sleep_us(struct percs_window *w, unsigned int us);
 LP_HIDDEN void lp_cq_release(struct percs_window *w);
+
+/*
+ * An operation that asks for a completion entry may be posted only while
+ * fewer than the window's limit are owed (percs_cq_limit()); once posted
+ * (@ret 0) it owes one more, until percs_cq_poll() returns its entry.
+ */
+static inline int lp_cq_room(const struct percs_window *w, bool asks)
+{
+	return lp_unlikely(asks && w->cq.limit && w->cq.owed >= w->cq.limit) ?
+	       -ENOBUFS : 0;
+}
+
+static inline void lp_cq_owe(struct percs_window *w, bool asks, int ret)
+{
+	if (asks && !ret)
+		w->cq.owed++;
+}
+
+/* Does a FIFO or immediate send with header flags @flags ask for one? */
+static inline bool lp_pkt_asks(unsigned int flags)
+{
+	return flags & (PERCS_PKT_F_NOTIFY | PERCS_PKT_F_NOTIFY_REMOTE);
+}
 
 /*
  * fifo.c, descriptors (RDMA, atomics): room at the send FIFO's tail for

@@ -129,7 +129,7 @@ int percs_kick(struct percs_window *w, unsigned int flags);
  * @tag: carried to the receiver and echoed in completions
  * @flags: PERCS_PKT_F_*
  * Return: 0, -EMSGSIZE if @len is too big, -EAGAIN if the send FIFO has no
- * room (trigger and kick, then retry).
+ * room (trigger and kick, then retry), -ENOBUFS as percs_send().
  */
 int percs_send_compose(struct percs_window *w, const struct percs_addr *dst,
 		       const void *buf, size_t len, uint32_t tag,
@@ -152,7 +152,7 @@ int percs_send_compose(struct percs_window *w, const struct percs_addr *dst,
  * as the FIFO holds them.  The area belongs to the HFI once triggered.
  * Return: 0, -EMSGSIZE if @len is too big, -EINVAL for a NULL @dst or
  * @payload or unknown @flags, -EAGAIN if the send FIFO has no room
- * (trigger and kick, then retry).
+ * (trigger and kick, then retry), -ENOBUFS as percs_send().
  */
 int percs_send_reserve(struct percs_window *w, const struct percs_addr *dst,
 		       size_t len, uint32_t tag, unsigned int flags,
@@ -168,7 +168,8 @@ int percs_send_reserve(struct percs_window *w, const struct percs_addr *dst,
  * @len: bytes at @buf, at most PERCS_MAX_PAYLOAD
  *
  * For route modes other than direct, other packet kinds, and tests of the
- * HFI's validation.
+ * HFI's validation.  An RDMA or atomic descriptor counts against
+ * percs_cq_limit() as an operation that asks for an entry.
  * Return: as percs_send_compose(); -EINVAL for a %PERCS_PKT_PAD kind.
  */
 int percs_send_compose_hdr(struct percs_window *w,
@@ -189,12 +190,17 @@ int percs_send_trigger(struct percs_window *w);
  * @buf: payload (may be NULL when @len is 0)
  * @len: payload bytes, at most PERCS_MAX_PAYLOAD
  * @tag: carried to the receiver and echoed in completions
- * @flags: PERCS_PKT_F_*
+ * @flags: PERCS_PKT_F_*: %PERCS_PKT_F_NOTIFY for a completion entry once
+ *	the packet has left the window (it may still be in the network),
+ *	%PERCS_PKT_F_NOTIFY_REMOTE for one once it is in the target's receive
+ *	FIFO; 0 for an entry only if it fails
  *
  * When the send FIFO is full, publishes what is queued, kicks and retries
  * the compose once.
  * Return: as percs_send_compose(); -EAGAIN only after a kick failed to
- * make room (the target's receive FIFO is full), or the kick's -errno.
+ * make room (the target's receive FIFO is full), or the kick's -errno;
+ * -ENOBUFS when @flags ask for an entry and the window's percs_cq_limit()
+ * is reached (poll the CQ).
  */
 int percs_send(struct percs_window *w, const struct percs_addr *dst,
 	       const void *buf, size_t len, uint32_t tag, unsigned int flags);
@@ -216,6 +222,9 @@ size_t percs_send_space(const struct percs_window *w);
  * @buf: payload
  * @len: at most PERCS_IMM_PAYLOAD (96) bytes
  * @tag: as for percs_send()
+ *
+ * Asks for no completion entry (a failure still posts one, with
+ * %PERCS_CQE_F_UNASKED); percs_icswx_hdr() takes the header flags that do.
  * Return: 0 accepted, -EAGAIN busy (every slot still held by the HFI),
  * -EMSGSIZE if @len is too big.
  */
@@ -226,10 +235,13 @@ int percs_icswx(struct percs_window *w, const struct percs_addr *dst,
  * percs_icswx_hdr() - immediate send with a caller-built header
  * @w: the window
  * @hdr: header taken as given except length (set to @len); kind is normally
- *	%PERCS_PKT_IMM, flags may carry %PERCS_PKT_F_NOTIFY
+ *	%PERCS_PKT_IMM, flags may carry %PERCS_PKT_F_NOTIFY (an entry when
+ *	the line has left) or %PERCS_PKT_F_NOTIFY_REMOTE (when it is in the
+ *	target's receive FIFO)
  * @buf: payload
  * @len: at most PERCS_IMM_PAYLOAD (96) bytes
- * Return: as percs_icswx().
+ * Return: as percs_icswx(); -ENOBUFS when @hdr asks for an entry and the
+ * window's percs_cq_limit() is reached.
  */
 int percs_icswx_hdr(struct percs_window *w, const struct percs_pkt_hdr *hdr,
 		    const void *buf, size_t len);
@@ -289,9 +301,37 @@ int percs_wait(struct percs_window *w, int timeout_ms);
  * @max: entries wanted
  * Entries kept while the library waited for its own atomics come first,
  * in order; the library's own atomic completions are never returned.
- * Return: entries taken (0 if none), -EINVAL for a negative @max.
+ *
+ * A full CQ makes the HFI drop entries (it counts them in the status
+ * page's cq_overflows, no system call needed to see it).  The first call
+ * after the count grew returns -EOVERFLOW and takes nothing; the entries
+ * still in the ring come on the next calls.  The dropped entries are of
+ * operations that are done: treat every operation whose entry has not
+ * come as complete with an unknown status (and percs_cq_limit() to keep
+ * it from happening).
+ * Return: entries taken (0 if none), -EINVAL for a negative @max or a
+ * NULL @cqe with @max > 0, -EOVERFLOW as above.
  */
 int percs_cq_poll(struct percs_window *w, struct percs_cqe *cqe, int max);
+
+/**
+ * percs_cq_limit() - bound the operations that await their entries
+ * @w: the window
+ * @max: at most this many operations that ask for a completion entry
+ *	(RDMA and atomic descriptors, sends with %PERCS_PKT_F_NOTIFY or
+ *	%PERCS_PKT_F_NOTIFY_REMOTE) are posted and not yet returned by
+ *	percs_cq_poll(); 0 (the default) for no bound
+ *
+ * With a bound of at most the CQ's size (PERCS_CQ_ENTRIES) the window's
+ * own operations cannot overflow its CQ: a post beyond it fails with
+ * -ENOBUFS and posts nothing.  Failed sends that asked for no entry post
+ * one too (%PERCS_CQE_F_UNASKED, at most one per packet in the send FIFO)
+ * and RDMA target notifications from other windows arrive unasked: leave
+ * room for them below PERCS_CQ_ENTRIES.  The library's own PGAS atomics
+ * and collectives are bounded apart and do not count.
+ * Return: 0, -EINVAL for a NULL @w or @max above PERCS_CQ_ENTRIES.
+ */
+int percs_cq_limit(struct percs_window *w, unsigned int max);
 
 /*
  * The global clock: nanoseconds since the module was loaded, one clock for
@@ -408,7 +448,8 @@ struct percs_rdma_wr {
  * Return: 0 (the status comes in the CQE); -EINVAL for a NULL argument,
  * an unknown @op or @flags, a zero @len or a FIFO_WRITE without payload;
  * -EMSGSIZE for a FIFO_WRITE above PERCS_RDMA_FIFO_MAX; -EAGAIN when the
- * send FIFO stays full; or the kick's -errno.
+ * send FIFO stays full; -ENOBUFS when the window's percs_cq_limit() is
+ * reached; or the kick's -errno.
  */
 int percs_rdma_post(struct percs_window *w, const struct percs_rdma_wr *wr);
 
@@ -543,8 +584,9 @@ struct percs_atomic_wr {
  * a field the kernel would refuse (op, width, count, flags, route,
  * reserved, operand or comparand wider than @width, packed fetching or
  * CSWAP, result fields without %PERCS_ATOMIC_F_FETCH) or a reserved
- * @user_data; -EAGAIN when the send FIFO stays full after a kick; or the
- * kick's -errno.
+ * @user_data; -EAGAIN when the send FIFO stays full after a kick;
+ * -ENOBUFS when the window's percs_cq_limit() is reached; or the kick's
+ * -errno.
  */
 int percs_atomic_post(struct percs_window *w, const struct percs_atomic_wr *wr);
 

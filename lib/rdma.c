@@ -46,7 +46,7 @@ int percs_rdma_post(struct percs_window *w, const struct percs_rdma_wr *wr)
 {
 	uint8_t buf[PERCS_MAX_PAYLOAD];
 	struct percs_pkt_hdr h;
-	int len;
+	int len, ret;
 
 	if (!w || !wr || wr->op > PERCS_RDMA_OP_MAX ||
 	    wr->flags & ~PERCS_RDMA_F_ALL || !wr->len ||
@@ -55,7 +55,12 @@ int percs_rdma_post(struct percs_window *w, const struct percs_rdma_wr *wr)
 	len = rdma_build(wr, &h, buf);
 	if (len < 0)
 		return len;
-	return lp_desc_post(w, &h, buf, (size_t)len);
+	ret = lp_cq_room(w, true);
+	if (ret)
+		return ret;
+	ret = lp_desc_post(w, &h, buf, (size_t)len);
+	lp_cq_owe(w, true, ret);
+	return ret;
 }
 
 static int rdma_rw(struct percs_window *w, uint8_t op,
