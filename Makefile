@@ -55,7 +55,12 @@ check: deps
 	$(MAKE) vm-tests-kcsan
 	$(SRC)/scripts/summary.sh $(BUILD)/results
 
-run: all
+# The first command on a bare machine too: dependencies (the kernel image
+# and headers among them) first, then the build, which looks up the kernel
+# version only when it runs.
+run:
+	$(MAKE) deps
+	$(MAKE) -j$(CHECK_JOBS) all
 	$(SRC)/tools/vm/percs-vm --module $(SRC)/percs.ko -- $(SRC)/tools/run/demo.sh
 
 clean:

@@ -4,15 +4,16 @@
 # lint.sh SRC BUILD KDIR: static checks of the kernel-side code, as TAP in
 # BUILD/results/lint.tap: checkpatch (kernel style), kernel-doc, sparse,
 # the uapi header's layout for -m64 and -m32, a C++ compile of the
-# public headers, and Documentation/*.rst without reStructuredText
-# warnings (a malformed table renders as an error message).
+# public headers, Documentation/*.rst without reStructuredText
+# warnings (a malformed table renders as an error message), and that
+# `make run` installs the dependencies before it builds anything.
 set -uo pipefail
 src=$1 build=$2 kdir=$3
 res=$build/results
 mkdir -p "$res" "$build/lint"
 ksrc=$build/ksrc/linux-source-6.1
 tap=$res/lint.tap
-echo 9 >"$res/lint.expected"
+echo 10 >"$res/lint.expected"
 : >"$tap"
 n=0
 
@@ -79,6 +80,21 @@ rst_check() {
 	return $bad
 }
 check "Documentation: reStructuredText without warnings" rst_check
+
+# make run on a bare machine: deps.sh must come before the first compile
+# and before anything asks for the kernel version (a dry run shows the
+# order; a clean BUILD so that everything would be built).
+run_order() {
+	local out deps first
+	out=$(make -n -C "$src" run BUILD="$build/lint/run-order" 2>&1) ||
+		{ printf '%s\n' "$out" | tail -n 20; return 1; }
+	deps=$(printf '%s\n' "$out" | grep -n 'scripts/deps.sh' | head -n1 | cut -d: -f1)
+	first=$(printf '%s\n' "$out" | grep -nE 'M=[^ ]+ modules| -c -o |kver.sh' |
+		head -n1 | cut -d: -f1)
+	[ -n "$deps" ] && [ -n "$first" ] && [ "$deps" -lt "$first" ] ||
+		{ echo "deps.sh at line ${deps:-none}, first build step at ${first:-none}"; return 1; }
+}
+check "make run: dependencies installed before anything is built" run_order
 
 noshadow() {
 	# Generated kernel build files must never be committed.
