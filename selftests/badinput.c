@@ -877,7 +877,7 @@ TEST_F(pkt, header_past_trigger_einval)
 	pt_raw_put(&self->s, self->pos, &h, payload);
 	EXPECT_EQ(1, pt_raw_trigger(&self->s, self->pos + 1, true));
 	self->pos += 1;
-	EXPECT_CQE(0x7a11, -EINVAL, PERCS_PKT_FIFO, 0);
+	EXPECT_CQE(0x7a11, -EINVAL, PERCS_PKT_FIFO, PERCS_CQE_F_UNASKED);
 	EXPECT_EQ(1, st->send_head);	/* skipped to the trigger */
 	EXPECT_EQ(1, st->send_errors);
 	EXPECT_RECEIVED(0);
@@ -888,7 +888,7 @@ TEST_F(pkt, header_past_trigger_einval)
 	pt_raw_put(&self->s, self->pos, &h, NULL);
 	EXPECT_EQ(1, pt_raw_trigger(&self->s, self->pos + 15, true));
 	self->pos += 15;
-	EXPECT_CQE(0x7a13, -EINVAL, PERCS_PKT_FIFO, 0);
+	EXPECT_CQE(0x7a13, -EINVAL, PERCS_PKT_FIFO, PERCS_CQE_F_UNASKED);
 	EXPECT_RECEIVED(1);
 	EXPECT_WINDOW_WORKS(0x7a14);
 }
@@ -902,7 +902,7 @@ TEST_F(pkt, oversize_emsgsize)
 
 	/* 17 units, all triggered */
 	EXPECT_EQ(1, send_one(self, &h, big));
-	EXPECT_CQE(0xb16, -EMSGSIZE, PERCS_PKT_FIFO, 0);
+	EXPECT_CQE(0xb16, -EMSGSIZE, PERCS_PKT_FIFO, PERCS_CQE_F_UNASKED);
 	EXPECT_EQ(17, pt_rawwin_st(&self->s)->send_head);
 	EXPECT_RECEIVED(0);
 
@@ -910,7 +910,8 @@ TEST_F(pkt, oversize_emsgsize)
 	h.length = PERCS_IMM_PAYLOAD + 1;
 	h.tag = 0xb17;
 	EXPECT_EQ(1, imm_one(self, &h, big));
-	EXPECT_CQE(0xb17, -EMSGSIZE, PERCS_PKT_IMM, PERCS_CQE_F_IMM);
+	EXPECT_CQE(0xb17, -EMSGSIZE, PERCS_PKT_IMM,
+		   PERCS_CQE_F_IMM | PERCS_CQE_F_UNASKED);
 	EXPECT_EQ(1, pt_rawwin_st(&self->s)->imm_head);
 	EXPECT_RECEIVED(0);
 	/* the maxima themselves are fine */
@@ -940,7 +941,7 @@ TEST_F(pkt, unsupported_kind_eopnotsupp)
 
 		h.kind = kinds[i];
 		EXPECT_EQ(1, send_one(self, &h, payload));
-		EXPECT_CQE(0xe0 + i, -EOPNOTSUPP, kinds[i], 0);
+		EXPECT_CQE(0xe0 + i, -EOPNOTSUPP, kinds[i], PERCS_CQE_F_UNASKED);
 	}
 	EXPECT_RECEIVED(0);
 	EXPECT_NO_CQE();
@@ -999,7 +1000,8 @@ TEST_F(pkt, malformed_fifo_header_einval)
 			h.kind = PERCS_PKT_IMM;	/* only in a slot */
 			break;
 		case 3:
-			h.flags = 1u << 1;
+			/* the lowest flag bit that means nothing */
+			h.flags = PERCS_PKT_F_ALL + 1;
 			break;
 		case 4:
 			h.flags = 0x8000;
@@ -1018,7 +1020,7 @@ TEST_F(pkt, malformed_fifo_header_einval)
 			break;
 		}
 		EXPECT_EQ(1, send_one(self, &h, "abcd"));
-		EXPECT_CQE(0xd00 + c, -EINVAL, h.kind, 0);
+		EXPECT_CQE(0xd00 + c, -EINVAL, h.kind, PERCS_CQE_F_UNASKED);
 	}
 	EXPECT_RECEIVED(0);
 	EXPECT_EQ(9, pt_rawwin_st(&self->s)->send_errors);
@@ -1036,7 +1038,7 @@ TEST_F(pkt, bad_pad_einval)
 	h.length = PERCS_FLIT_SIZE - PERCS_PKT_HDR_SIZE;	/* 1 unit */
 	h.tag = 0xbad;
 	EXPECT_EQ(1, send_one(self, &h, NULL));
-	EXPECT_CQE(0xbad, -EINVAL, PERCS_PKT_PAD, 0);
+	EXPECT_CQE(0xbad, -EINVAL, PERCS_PKT_PAD, PERCS_CQE_F_UNASKED);
 	EXPECT_RECEIVED(0);
 	EXPECT_WINDOW_WORKS(0xbae);
 }
@@ -1055,13 +1057,15 @@ TEST_F(pkt, malformed_imm_header_einval)
 		h = fifo_hdr(&self->r, 4, 0x100 + i);
 		h.kind = kinds[i];
 		EXPECT_EQ(1, imm_one(self, &h, "abcd"));
-		EXPECT_CQE(0x100 + i, -EINVAL, kinds[i], PERCS_CQE_F_IMM);
+		EXPECT_CQE(0x100 + i, -EINVAL, kinds[i],
+			   PERCS_CQE_F_IMM | PERCS_CQE_F_UNASKED);
 	}
 	h = fifo_hdr(&self->r, 4, 0x1ff);
 	h.kind = PERCS_PKT_IMM;
 	h.flags = 0x10;
 	EXPECT_EQ(1, imm_one(self, &h, "abcd"));
-	EXPECT_CQE(0x1ff, -EINVAL, PERCS_PKT_IMM, PERCS_CQE_F_IMM);
+	EXPECT_CQE(0x1ff, -EINVAL, PERCS_PKT_IMM,
+		   PERCS_CQE_F_IMM | PERCS_CQE_F_UNASKED);
 	EXPECT_RECEIVED(0);
 	/* a good one */
 	h.flags = PERCS_PKT_F_NOTIFY;

@@ -149,12 +149,14 @@ static int drain_refusals(struct percs_window *w, struct shared *sh)
 	struct percs_cqe cqe[32];
 	int n, i;
 
-	while ((n = percs_cq_poll(w, cqe, 32)) > 0) {
+	/* Overflows are counted in the status page: go on past the news. */
+	while ((n = percs_cq_poll(w, cqe, 32)) > 0 || n == -EOVERFLOW) {
 		for (i = 0; i < n; i++) {
 			sh->cq_entries++;
 			if (cqe[i].res == -ECONNREFUSED &&
 			    cqe[i].kind == PERCS_PKT_IMM &&
-			    cqe[i].flags == PERCS_CQE_F_IMM &&
+			    cqe[i].flags ==
+				(PERCS_CQE_F_IMM | PERCS_CQE_F_UNASKED) &&
 			    cqe[i].user_data >= IMM_TAG) {
 				sh->imm_refused++;
 				continue;

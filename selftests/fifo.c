@@ -255,7 +255,7 @@ TEST_F(fifo, oversize_refused_by_hfi)
 	ASSERT_EQ(-EMSGSIZE, cq[0].res);
 	ASSERT_EQ(0x2017, cq[0].user_data);
 	ASSERT_EQ(PERCS_PKT_FIFO, cq[0].kind);
-	ASSERT_EQ(0, cq[0].flags);
+	ASSERT_EQ(PERCS_CQE_F_UNASKED, cq[0].flags);
 	ASSERT_EQ(1, st->send_errors);
 	ASSERT_EQ(1, st->packets_sent);
 	ASSERT_EQ(0, st->cq_overflows);
@@ -672,7 +672,8 @@ TEST_F(fifo, cq_overflow)
 	ASSERT_EQ(0, st->send_errors);
 	ASSERT_EQ(0, st->flags & PERCS_STATUS_ERROR);
 
-	/* The entries that fit are the first ones, in order. */
+	/* Said once; then the entries that fit, the first ones, in order. */
+	ASSERT_EQ(-EOVERFLOW, percs_cq_poll(tx, cqe, PERCS_CQ_ENTRIES));
 	ASSERT_EQ(PERCS_CQ_ENTRIES, percs_cq_poll(tx, cqe, PERCS_CQ_ENTRIES));
 	for (i = 0; i < PERCS_CQ_ENTRIES; i++) {
 		ASSERT_EQ(i, cqe[i].user_data);

@@ -170,7 +170,7 @@ TEST_F(imm, oversize_refused_by_hfi)
 	ASSERT_EQ(-EMSGSIZE, cq[0].res);
 	ASSERT_EQ(97, cq[0].user_data);
 	ASSERT_EQ(PERCS_PKT_IMM, cq[0].kind);
-	ASSERT_EQ(PERCS_CQE_F_IMM, cq[0].flags);
+	ASSERT_EQ(PERCS_CQE_F_IMM | PERCS_CQE_F_UNASKED, cq[0].flags);
 	ASSERT_EQ(1, st->send_errors);
 	ASSERT_EQ(1, st->packets_sent);
 
@@ -221,14 +221,14 @@ TEST_F(imm, completions_flagged_imm)
 	ASSERT_EQ(-ECONNREFUSED, cqe.res);
 	ASSERT_EQ(11, cqe.user_data);
 	ASSERT_EQ(PERCS_PKT_IMM, cqe.kind);
-	ASSERT_EQ(PERCS_CQE_F_IMM, cqe.flags);
+	ASSERT_EQ(PERCS_CQE_F_IMM | PERCS_CQE_F_UNASKED, cqe.flags);
 
 	dst = percs_window_addr(other);
 	ASSERT_EQ(0, pt_icswx(tx, &dst, buf, sizeof(buf), 12, PT_TIMEOUT_MS));
 	ASSERT_EQ(1, pt_cq_wait(tx, &cqe, PT_TIMEOUT_MS));
 	ASSERT_EQ(-EACCES, cqe.res);
 	ASSERT_EQ(12, cqe.user_data);
-	ASSERT_EQ(PERCS_CQE_F_IMM, cqe.flags);
+	ASSERT_EQ(PERCS_CQE_F_IMM | PERCS_CQE_F_UNASKED, cqe.flags);
 
 	/* A FIFO-kind header has no business in an immediate slot. */
 	dst = percs_window_addr(rx);
@@ -238,7 +238,7 @@ TEST_F(imm, completions_flagged_imm)
 	ASSERT_EQ(1, pt_cq_wait(tx, &cqe, PT_TIMEOUT_MS));
 	ASSERT_EQ(-EINVAL, cqe.res);
 	ASSERT_EQ(13, cqe.user_data);
-	ASSERT_EQ(PERCS_CQE_F_IMM, cqe.flags);
+	ASSERT_EQ(PERCS_CQE_F_IMM | PERCS_CQE_F_UNASKED, cqe.flags);
 
 	/* Success with NOTIFY: res 0, still flagged. */
 	h.kind = PERCS_PKT_IMM;

@@ -175,7 +175,8 @@ TEST_F(pair, forged_job_key_refused)
 	hdr.job_key = self->key_b;
 	ASSERT_EQ(0, percs_send_compose_hdr(self->a, &hdr, "x", 1));
 	ASSERT_EQ(0, percs_send_trigger(self->a));
-	EXPECT_ONE_CQE(self->a, 0x5151, -EACCES, PERCS_PKT_FIFO, 0);
+	EXPECT_ONE_CQE(self->a, 0x5151, -EACCES, PERCS_PKT_FIFO,
+		       PERCS_CQE_F_UNASKED);
 	EXPECT_NOTHING_RECEIVED(self->b);
 }
 
@@ -187,7 +188,8 @@ TEST_F(pair, fifo_other_key_eacces)
 
 	ASSERT_EQ(0, pt_send(self->a, &ba, msg, sizeof(msg), 0x1234, 0,
 			     PT_TIMEOUT_MS));
-	EXPECT_ONE_CQE(self->a, 0x1234, -EACCES, PERCS_PKT_FIFO, 0);
+	EXPECT_ONE_CQE(self->a, 0x1234, -EACCES, PERCS_PKT_FIFO,
+		       PERCS_CQE_F_UNASKED);
 	EXPECT_NOTHING_RECEIVED(self->b);
 	EXPECT_EQ(1, percs_window_status(self->a)->send_errors);
 	EXPECT_EQ(0, percs_window_status(self->a)->packets_sent);
@@ -207,7 +209,8 @@ TEST_F(pair, imm_other_key_eacces)
 
 	ASSERT_EQ(0, pt_icswx(self->a, &ba, msg, sizeof(msg), 0x77,
 			      PT_TIMEOUT_MS));
-	EXPECT_ONE_CQE(self->a, 0x77, -EACCES, PERCS_PKT_IMM, PERCS_CQE_F_IMM);
+	EXPECT_ONE_CQE(self->a, 0x77, -EACCES, PERCS_PKT_IMM,
+		       PERCS_CQE_F_IMM | PERCS_CQE_F_UNASKED);
 	EXPECT_NOTHING_RECEIVED(self->b);
 	EXPECT_EQ(1, percs_window_status(self->a)->imm_head);
 }
@@ -220,10 +223,11 @@ TEST_F(pair, unreserved_window_econnrefused)
 	dst.window = self->info.windows_total - 1;	/* free */
 	ASSERT_EQ(-ENOENT, pt_window_query(dst.hub, dst.hfi, dst.window));
 	ASSERT_EQ(0, pt_send(self->a, &dst, "x", 1, 1, 0, PT_TIMEOUT_MS));
-	EXPECT_ONE_CQE(self->a, 1, -ECONNREFUSED, PERCS_PKT_FIFO, 0);
+	EXPECT_ONE_CQE(self->a, 1, -ECONNREFUSED, PERCS_PKT_FIFO,
+		       PERCS_CQE_F_UNASKED);
 	ASSERT_EQ(0, pt_icswx(self->a, &dst, "y", 1, 2, PT_TIMEOUT_MS));
 	EXPECT_ONE_CQE(self->a, 2, -ECONNREFUSED, PERCS_PKT_IMM,
-		       PERCS_CQE_F_IMM);
+		       PERCS_CQE_F_IMM | PERCS_CQE_F_UNASKED);
 }
 
 /* A window released meanwhile refuses too (its index is free again). */
@@ -234,7 +238,8 @@ TEST_F(pair, released_window_econnrefused)
 	percs_window_release(self->c);
 	self->c = NULL;
 	ASSERT_EQ(0, pt_send(self->a, &ca, "x", 1, 3, 0, PT_TIMEOUT_MS));
-	EXPECT_ONE_CQE(self->a, 3, -ECONNREFUSED, PERCS_PKT_FIFO, 0);
+	EXPECT_ONE_CQE(self->a, 3, -ECONNREFUSED, PERCS_PKT_FIFO,
+		       PERCS_CQE_F_UNASKED);
 }
 
 /* Window index beyond the HFI's windows: -EADDRNOTAVAIL. */
@@ -244,13 +249,15 @@ TEST_F(pair, window_index_eaddrnotavail)
 
 	dst.window = self->info.windows_total;
 	ASSERT_EQ(0, pt_send(self->a, &dst, "x", 1, 10, 0, PT_TIMEOUT_MS));
-	EXPECT_ONE_CQE(self->a, 10, -EADDRNOTAVAIL, PERCS_PKT_FIFO, 0);
+	EXPECT_ONE_CQE(self->a, 10, -EADDRNOTAVAIL, PERCS_PKT_FIFO,
+		       PERCS_CQE_F_UNASKED);
 	dst.window = 0xffff;
 	ASSERT_EQ(0, pt_send(self->a, &dst, "x", 1, 11, 0, PT_TIMEOUT_MS));
-	EXPECT_ONE_CQE(self->a, 11, -EADDRNOTAVAIL, PERCS_PKT_FIFO, 0);
+	EXPECT_ONE_CQE(self->a, 11, -EADDRNOTAVAIL, PERCS_PKT_FIFO,
+		       PERCS_CQE_F_UNASKED);
 	ASSERT_EQ(0, pt_icswx(self->a, &dst, "x", 1, 12, PT_TIMEOUT_MS));
 	EXPECT_ONE_CQE(self->a, 12, -EADDRNOTAVAIL, PERCS_PKT_IMM,
-		       PERCS_CQE_F_IMM);
+		       PERCS_CQE_F_IMM | PERCS_CQE_F_UNASKED);
 }
 
 /* Hub beyond the system or HFI unit >= 2: -EHOSTUNREACH. */
@@ -260,18 +267,21 @@ TEST_F(pair, bad_hub_or_hfi_ehostunreach)
 
 	dst.hub = self->info.nr_hubs;
 	ASSERT_EQ(0, pt_send(self->a, &dst, "x", 1, 20, 0, PT_TIMEOUT_MS));
-	EXPECT_ONE_CQE(self->a, 20, -EHOSTUNREACH, PERCS_PKT_FIFO, 0);
+	EXPECT_ONE_CQE(self->a, 20, -EHOSTUNREACH, PERCS_PKT_FIFO,
+		       PERCS_CQE_F_UNASKED);
 	dst.hub = 0xffffffff;
 	ASSERT_EQ(0, pt_send(self->a, &dst, "x", 1, 21, 0, PT_TIMEOUT_MS));
-	EXPECT_ONE_CQE(self->a, 21, -EHOSTUNREACH, PERCS_PKT_FIFO, 0);
+	EXPECT_ONE_CQE(self->a, 21, -EHOSTUNREACH, PERCS_PKT_FIFO,
+		       PERCS_CQE_F_UNASKED);
 	dst = percs_window_addr(self->c);
 	dst.hfi = 2;
 	ASSERT_EQ(0, pt_send(self->a, &dst, "x", 1, 22, 0, PT_TIMEOUT_MS));
-	EXPECT_ONE_CQE(self->a, 22, -EHOSTUNREACH, PERCS_PKT_FIFO, 0);
+	EXPECT_ONE_CQE(self->a, 22, -EHOSTUNREACH, PERCS_PKT_FIFO,
+		       PERCS_CQE_F_UNASKED);
 	dst.hfi = 255;
 	ASSERT_EQ(0, pt_icswx(self->a, &dst, "x", 1, 23, PT_TIMEOUT_MS));
 	EXPECT_ONE_CQE(self->a, 23, -EHOSTUNREACH, PERCS_PKT_IMM,
-		       PERCS_CQE_F_IMM);
+		       PERCS_CQE_F_IMM | PERCS_CQE_F_UNASKED);
 	/* The window still works afterwards. */
 	dst = percs_window_addr(self->c);
 	ASSERT_EQ(0, pt_send(self->a, &dst, "ok", 2, 24, PERCS_PKT_F_NOTIFY,
