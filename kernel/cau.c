@@ -214,8 +214,9 @@ int percs_cau_create(struct percs_window *w, struct percs_cau_create *req,
 			array_size(req->nr_members, sizeof(*m)));
 	if (IS_ERR(m))
 		return PTR_ERR(m);
-	t = kvzalloc(struct_size(t, node, req->nr_members), GFP_KERNEL);
-	kids = kcalloc(req->nr_members, sizeof(*kids), GFP_KERNEL);
+	t = kvzalloc(struct_size(t, node, req->nr_members),
+		     GFP_KERNEL_ACCOUNT);
+	kids = kcalloc(req->nr_members, sizeof(*kids), GFP_KERNEL_ACCOUNT);
 	err = t && kids ? 0 : -ENOMEM;
 	if (err)
 		goto out;
@@ -242,7 +243,7 @@ int percs_cau_create(struct percs_window *w, struct percs_cau_create *req,
 		err = percs_cau_take_entries(pd, t);
 	if (!err) {
 		err = xa_alloc_cyclic(&pd->cau.trees, &id, t, xa_limit_32b,
-				      &pd->cau.next_id, GFP_KERNEL);
+				      &pd->cau.next_id, GFP_KERNEL_ACCOUNT);
 		if (err < 0) {
 			for (i = 0; i < t->nr; i++)
 				pd->cau.used[t->node[i].hub]--;

@@ -909,17 +909,17 @@ int percs_coll_tree_init(struct percs_cau_tree *t, u32 *kids)
 	 */
 	t->ring_size = roundup_pow_of_two((8 + 2 * PERCS_CAU_MC_BUFS) * t->nr +
 					  16);
-	t->ring = kvcalloc(t->ring_size, sizeof(*t->ring), GFP_KERNEL);
-	t->kids = kvcalloc(t->nr, sizeof(*t->kids), GFP_KERNEL);
+	t->ring = kvcalloc(t->ring_size, sizeof(*t->ring), GFP_KERNEL_ACCOUNT);
+	t->kids = kvcalloc(t->nr, sizeof(*t->kids), GFP_KERNEL_ACCOUNT);
 	/*
 	 * A tree of nr members has 2 (nr - 1) links and 3 nr - 2 pools; node
 	 * i's start after at most (children before it) + i links and
 	 * (children before it) + 2 i pools.
 	 */
-	t->mlinks = kvcalloc(2 * t->nr, sizeof(*t->mlinks), GFP_KERNEL);
+	t->mlinks = kvcalloc(2 * t->nr, sizeof(*t->mlinks), GFP_KERNEL_ACCOUNT);
 	t->mbufs = kvcalloc(3 * t->nr * PERCS_CAU_MC_BUFS, sizeof(*t->mbufs),
-			    GFP_KERNEL);
-	fill = kcalloc(t->nr, sizeof(*fill), GFP_KERNEL);
+			    GFP_KERNEL_ACCOUNT);
+	fill = kcalloc(t->nr, sizeof(*fill), GFP_KERNEL_ACCOUNT);
 	if (!t->ring || !t->kids || !t->mlinks || !t->mbufs || !fill)
 		goto nomem;
 	for (i = 0; i < t->nr; i++) {
@@ -937,7 +937,7 @@ int percs_coll_tree_init(struct percs_cau_tree *t, u32 *kids)
 		off += kids[i];
 		if (ordered) {
 			n->in = kvcalloc(PERCS_CAU_SLOTS * (1 + kids[i]),
-					 PERCS_CAU_PAYLOAD, GFP_KERNEL);
+					 PERCS_CAU_PAYLOAD, GFP_KERNEL_ACCOUNT);
 			if (!n->in)
 				goto nomem;
 		}

@@ -2,7 +2,8 @@
 /*
  * percs: mapping a window's regions into user space.
  *
- * Each region is one vmalloc_user() allocation mapped whole: the offset is
+ * Each region is one vmalloc allocation (charged to the reserving
+ * process's memory cgroup, window.c) mapped whole: the offset is
  * the key returned at reservation (the siw pattern), the length must be the
  * region's, the mapping must be shared, and read-only regions can never
  * become writable.  A mapping holds the window's file, so the regions
@@ -96,6 +97,26 @@ static const struct vm_operations_struct percs_vm_ops = {
 	.may_split = percs_vma_may_split,
 };
 
+/*
+ * What remap_vmalloc_range() does, which needs VM_USERMAP: only
+ * vmalloc_user() sets it, and that cannot charge a memory cgroup.
+ */
+static int percs_vma_insert(struct vm_area_struct *vma, void *kaddr,
+			    unsigned long len)
+{
+	unsigned long off;
+	int ret;
+
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page((u8 *)kaddr + off));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /**
  * percs_window_mmap() - mmap one region of a window
  * @file: the window file
@@ -128,10 +149,9 @@ int percs_window_mmap(struct file *file, struct vm_area_struct *vma)
 		vma->vm_flags &= ~VM_MAYWRITE;
 	}
 
-	ret = remap_vmalloc_range(vma, w->regions[region], 0);
+	ret = percs_vma_insert(vma, w->regions[region], w->region_len[region]);
 	if (ret)
 		return ret;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_private_data = w;
 	vma->vm_ops = &percs_vm_ops;
 	percs_vma_open(vma);

@@ -91,7 +91,17 @@ static int percs_window_alloc_regions(struct percs_window *w,
 	for (r = 0; r < PERCS_REGION_MAX; r++) {
 		if (!w->region_len[r])
 			continue;
-		w->regions[r] = vmalloc_user(w->region_len[r]);
+		/*
+		 * Charged to the caller's memory cgroup: a mapping keeps the
+		 * window after its fd is closed, so neither the fd limit nor
+		 * anything else bounds it.  RETRY_MAYFAIL: at the cgroup's
+		 * limit the reservation fails with -ENOMEM instead of
+		 * OOM-killing a member of the cgroup.  Zeroed, as
+		 * vmalloc_user() does; mmap.c inserts the pages one by one.
+		 */
+		w->regions[r] = __vmalloc(w->region_len[r],
+					  GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+					  __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 		if (!w->regions[r]) {
 			percs_window_free_regions(w);
 			return -ENOMEM;
