@@ -6,7 +6,13 @@
  * (PERCS_IOC_MR_REGISTER): the pages covering it are pinned long-term and
  * charged to RLIMIT_MEMLOCK on mm->pinned_vm, as
  * drivers/infiniband/core/umem.c does, and the registration goes into the
- * window's xarray under a handle.  RDMA and atomic packets name a window,
+ * window's xarray under a handle.  The pages are charged to the
+ * registering user (user->locked_vm, as io_uring's __io_account_mem()
+ * does), not only to the process: a registration belongs to the window,
+ * which fork, exec or SCM_RIGHTS hand to other processes and which outlives
+ * the one that registered, so a per-process count (mm->pinned_vm, kept for
+ * VmPin) would let each new process pin another RLIMIT_MEMLOCK.  Callers
+ * with CAP_IPC_LOCK are not charged.  RDMA and atomic packets name a window,
  * a handle and an effective address; percs_mr_get() translates that into
  * a referenced registration, and the copy and word helpers reach the
  * bytes through kmap_local_page().
@@ -60,17 +66,39 @@
 				 PERCS_ACCESS_REMOTE_WRITE |		\
 				 PERCS_ACCESS_REMOTE_ATOMIC)
 
-/* Charge @npages to @mm's RLIMIT_MEMLOCK, the way ib_umem_get() does. */
-static int percs_mr_charge(struct mm_struct *mm, unsigned long npages)
+/*
+ * Charge @mr's pages to the calling user's RLIMIT_MEMLOCK (unless it has
+ * CAP_IPC_LOCK) and to @mm's VmPin.  The user is remembered in @mr->user.
+ */
+static int percs_mr_charge(struct percs_mr *mr, struct mm_struct *mm)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	s64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
+	struct user_struct *user = current_user();
+	unsigned long cur, new;
 
-	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(npages, &mm->pinned_vm);
-		return -ENOMEM;
+	if (!capable(CAP_IPC_LOCK)) {
+		cur = atomic_long_read(&user->locked_vm);
+		do {
+			if (check_add_overflow(cur, mr->npages, &new) ||
+			    new > limit)
+				return -ENOMEM;
+		} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur,
+						  new));
+		mr->user = get_uid(user);
 	}
+	atomic64_add(mr->npages, &mm->pinned_vm);
 	return 0;
+}
+
+/* Undo percs_mr_charge(); any context. */
+static void percs_mr_uncharge(struct percs_mr *mr, struct mm_struct *mm)
+{
+	atomic64_sub(mr->npages, &mm->pinned_vm);
+	if (mr->user) {
+		atomic_long_sub(mr->npages, &mr->user->locked_vm);
+		free_uid(mr->user);
+		mr->user = NULL;
+	}
 }
 
 /*
@@ -142,7 +170,7 @@ static int percs_mr_pin(struct percs_mr *mr)
 	unsigned long start = mr->addr & PAGE_MASK, pinned = 0;
 	long ret;
 
-	ret = percs_mr_charge(mm, mr->npages);
+	ret = percs_mr_charge(mr, mm);
 	if (ret)
 		return ret;
 	while (pinned < mr->npages) {
@@ -166,7 +194,7 @@ static int percs_mr_pin(struct percs_mr *mr)
 
 fail:
 	unpin_user_pages(mr->pages, pinned);
-	atomic64_sub(mr->npages, &mm->pinned_vm);
+	percs_mr_uncharge(mr, mm);
 	return ret;
 }
 
@@ -210,7 +238,7 @@ static void percs_mr_free_rcu(struct rcu_head *head)
  */
 void percs_mr_release(struct percs_mr *mr)
 {
-	atomic64_sub(mr->npages, &mr->mm->pinned_vm);
+	percs_mr_uncharge(mr, mr->mm);
 	call_rcu(&mr->rcu, percs_mr_free_rcu);
 }
 
@@ -261,7 +289,9 @@ static void percs_mr_cache(struct percs_window *w, struct percs_mr *mr)
  * Return: 0; -EINVAL for non-zero flags or handle, unknown access bits, a
  * zero length, one above %PERCS_MR_MAX_LENGTH or a range that wraps;
  * -EFAULT for a range outside the user address space or not mapped with
- * the access asked; -ENOMEM above RLIMIT_MEMLOCK or out of memory;
+ * the access asked; -ENOMEM when the caller's user (all its processes and
+ * the registrations they made, wherever the windows went since) would hold
+ * more than RLIMIT_MEMLOCK pinned without CAP_IPC_LOCK, or out of memory;
  * -ENOSPC when the window holds %PERCS_MR_MAX_PER_WINDOW registrations;
  * another error of pin_user_pages() (-EOPNOTSUPP for file DAX).
  */
@@ -330,7 +360,7 @@ int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
 
 out_unpublished:
 	xa_erase(&w->mrs, slot);
-	atomic64_sub(mr->npages, &mr->mm->pinned_vm);
+	percs_mr_uncharge(mr, mr->mm);
 	percs_mr_free(mr);
 	return ret;
 out_free:

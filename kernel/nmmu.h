@@ -26,6 +26,8 @@
  * @pages: those pages, pinned, in address order
  * @mm: the address space they were pinned from and charged to (held with
  *	mmgrab(): the struct, not the address space)
+ * @user: the user whose RLIMIT_MEMLOCK the pages are charged to (NULL:
+ *	registered with CAP_IPC_LOCK, not charged), held with get_uid()
  * @pd: the system (live counters, release work)
  * @work: the release after the grace period (unpinning may sleep)
  * @rcu: the pages and the struct are freed after the uses under RCU are
@@ -45,6 +47,7 @@ struct percs_mr {
 	unsigned long npages;
 	struct page **pages;
 	struct mm_struct *mm;
+	struct user_struct *user;
 	struct percs_dev *pd;
 	struct work_struct work;
 	struct rcu_head rcu;
