@@ -127,6 +127,13 @@ out_free:
 	return ret;
 }
 
+/*
+ * Every window is gone (each window file holds a module reference), but
+ * the network may still hold datagrams, which the flight layer's flush
+ * work delivers by looking their windows up in the HFI table.  So the work
+ * is stopped and what it would deliver freed first, then the clock and
+ * debugfs (whose files read the HFIs), and only then the HFIs.
+ */
 static void __exit percs_exit(void)
 {
 	u64 issued, completed, outstanding;
@@ -134,14 +141,15 @@ static void __exit percs_exit(void)
 	percs_rdma_exit(percs);
 	percs_amo_counts(percs, &issued, &completed, &outstanding);
 	WARN_ON(outstanding);
-	percs_hfi_exit_all(percs);
 	percs_flight_exit(percs);
 	percs_dgram_exit(percs);
-	percs_cau_exit(percs);
+	/* Removes its own debugfs files: before the directory goes. */
 	percs_clock_exit(percs);
+	percs_debugfs_exit(percs);
+	percs_hfi_exit_all(percs);
+	percs_cau_exit(percs);
 	/* After the windows: a last transfer may have deferred a release. */
 	percs_nmmu_exit(percs);
-	percs_debugfs_exit(percs);
 	percs_jobkey_destroy(percs);
 	percs_isr_exit(percs);
 	WARN_ON(atomic_read(&percs->live_windows));
