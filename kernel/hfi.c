@@ -218,6 +218,7 @@ static void percs_hfi_destroy(struct percs_dev *pd, struct percs_hfi *hfi)
 	}
 	percs_poll_stop(hfi);
 	free_percpu(hfi->stats);
+	bitmap_free(hfi->claimed);
 	kfree(hfi->windows);
 }
 
@@ -236,8 +237,9 @@ static int percs_hfi_create(struct percs_dev *pd, struct percs_hfi *hfi,
 	init_waitqueue_head(&hfi->poll_wq);
 	hfi->windows = kcalloc(pd->windows_per_hfi, sizeof(*hfi->windows),
 			       GFP_KERNEL);
+	hfi->claimed = bitmap_zalloc(pd->windows_per_hfi, GFP_KERNEL);
 	hfi->stats = alloc_percpu(struct percs_hfi_stats);
-	if (!hfi->windows || !hfi->stats)
+	if (!hfi->windows || !hfi->claimed || !hfi->stats)
 		return -ENOMEM;
 
 	cdev_init(&hfi->cdev, &percs_hfi_fops);

@@ -79,6 +79,8 @@ struct percs_hfi_stats {
  * @lock: serialises reservation, release and the poll list
  * @windows: window table, RCU-protected, written under @lock
  * @in_use: windows reserved
+ * @claimed: indices taken by a reservation that is answering its caller
+ *	and not yet published, under @lock
  * @poll_list: windows in poll mode, RCU list written under @lock
  * @poll_thread: the polling engine, started with the first poll window
  * @poll_wq: where the polling engine sleeps
@@ -95,6 +97,7 @@ struct percs_hfi {
 	struct mutex lock;
 	struct percs_window __rcu **windows;
 	u32 in_use;
+	unsigned long *claimed;
 	struct list_head poll_list;
 	struct task_struct *poll_thread;
 	wait_queue_head_t poll_wq;

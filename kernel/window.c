@@ -146,18 +146,31 @@ static void percs_window_describe(const struct percs_window *w,
 	}
 }
 
-/* Pick a free index under hfi->lock. */
-static int percs_window_pick_index(struct percs_hfi *hfi, u32 wanted)
+static bool percs_window_index_free(struct percs_hfi *hfi, u32 i)
+{
+	return !rcu_access_pointer(hfi->windows[i]) &&
+	       !test_bit(i, hfi->claimed);
+}
+
+/* Pick a free index and claim it, under hfi->lock. */
+static int percs_window_claim_index(struct percs_hfi *hfi, u32 wanted)
 {
 	u32 i;
 
-	if (wanted != PERCS_WINDOW_ANY)
-		return rcu_access_pointer(hfi->windows[wanted]) ? -EBUSY :
-								   wanted;
-	for (i = 0; i < hfi->pd->windows_per_hfi; i++)
-		if (!rcu_access_pointer(hfi->windows[i]))
-			return i;
-	return -ENOSPC;
+	lockdep_assert_held(&hfi->lock);
+	if (wanted != PERCS_WINDOW_ANY) {
+		if (!percs_window_index_free(hfi, wanted))
+			return -EBUSY;
+		i = wanted;
+	} else {
+		for (i = 0; i < hfi->pd->windows_per_hfi; i++)
+			if (percs_window_index_free(hfi, i))
+				break;
+		if (i == hfi->pd->windows_per_hfi)
+			return -ENOSPC;
+	}
+	__set_bit(i, hfi->claimed);
+	return i;
 }
 
 static void percs_window_destroy(struct percs_window *w)
@@ -179,7 +192,10 @@ static void percs_window_destroy(struct percs_window *w)
  * @usize: the caller's struct size
  *
  * The window is published and its fd installed only after the answer
- * reached user space, so a failure leaves nothing behind.
+ * reached user space, so a failure leaves nothing behind.  The answer is
+ * copied with no lock held: its index is claimed under hfi->lock
+ * meanwhile, so a caller whose buffer faults slowly (userfaultfd, FUSE)
+ * keeps no other reservation, query or release of the HFI waiting.
  *
  * Return: the new fd, or -errno.
  */
@@ -231,34 +247,38 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	}
 
 	mutex_lock(&hfi->lock);
-	idx = percs_window_pick_index(hfi, req->window);
+	idx = percs_window_claim_index(hfi, req->window);
+	if (idx >= 0 && (w->flags & PERCS_WINDOW_F_POLL)) {
+		ret = percs_poll_start(hfi);
+		if (ret) {
+			__clear_bit(idx, hfi->claimed);
+			idx = ret;
+		}
+	}
+	mutex_unlock(&hfi->lock);
 	if (idx < 0) {
 		ret = idx;
-		goto out_unlock;
+		goto out_fd;
 	}
 	w->index = idx;
 	/* Each HFI window draws its own pseudo-random route choices. */
 	fm_route_cursor_init(&w->cursor, percs_window_gid(w) + 1);
-	if (w->flags & PERCS_WINDOW_F_POLL) {
-		ret = percs_poll_start(hfi);
-		if (ret)
-			goto out_unlock;
-	}
 	file = anon_inode_getfile("[percs-window]", &percs_window_fops, w,
 				  O_RDWR | O_CLOEXEC);
 	if (IS_ERR(file)) {
 		ret = PTR_ERR(file);
-		goto out_unlock;
+		goto out_unclaim;
 	}
+	/* The file owns w now: its release undoes the rest. */
 	req->fd = fd;
 	percs_window_describe(w, req);
 	if (copy_to_user(ureq, req, min_t(size_t, usize, sizeof(*req)))) {
-		mutex_unlock(&hfi->lock);
-		/* The file owns w now: its release undoes the rest. */
-		fput(file);
-		put_unused_fd(fd);
-		return -EFAULT;
+		ret = -EFAULT;
+		goto out_fput;
 	}
+
+	mutex_lock(&hfi->lock);
+	__clear_bit(idx, hfi->claimed);
 	rcu_assign_pointer(hfi->windows[idx], w);
 	WRITE_ONCE(hfi->in_use, hfi->in_use + 1);
 	if (w->flags & PERCS_WINDOW_F_POLL)
@@ -270,8 +290,16 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	fd_install(fd, file);
 	return fd;
 
-out_unlock:
+out_fput:
+	/* The release gives the claimed index back, once it is done. */
+	fput(file);
+	put_unused_fd(fd);
+	return ret;
+out_unclaim:
+	mutex_lock(&hfi->lock);
+	__clear_bit(idx, hfi->claimed);
 	mutex_unlock(&hfi->lock);
+out_fd:
 	put_unused_fd(fd);
 out_destroy:
 	percs_window_destroy(w);
@@ -295,6 +323,13 @@ static int percs_window_release(struct inode *inode, struct file *file)
 		WRITE_ONCE(hfi->in_use, hfi->in_use - 1);
 		if (w->flags & PERCS_WINDOW_F_POLL)
 			list_del_rcu(&w->poll_node);
+	} else {
+		/*
+		 * Never published (its reservation failed in its answer):
+		 * the index stayed claimed until now, so no other window
+		 * took it while this one was torn down.
+		 */
+		__clear_bit(w->index, hfi->claimed);
 	}
 	mutex_unlock(&hfi->lock);
 
