@@ -13,6 +13,7 @@
  * the late ones.
  */
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/string.h>
 
 #include "percs.h"
@@ -291,7 +292,8 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 	percs_dgram_release(w->hfi->pd, w);
 	if (kick_flags & PERCS_KICK_F_IMM)
 		percs_engine_run_imm(w, &p);
-	if ((kick_flags & PERCS_KICK_F_SEND) && !p.blocked)
+	if ((kick_flags & PERCS_KICK_F_SEND) && !p.blocked &&
+	    !(kick_flags & PERCS_ENGINE_F_DRAIN))
 		percs_engine_run_fifo(w, &p);
 	if ((kick_flags & PERCS_KICK_F_SEND) && !list_empty(&w->rdma_ops)) {
 		if (percs_rdma_progress(w, &p.moved))
@@ -365,13 +367,16 @@ int percs_engine_step(struct percs_window *w, unsigned int kick_flags,
  *	spurious pass)
  *
  * Process context: a poll-mode window's polling thread is woken, a
- * kick-mode window gets passes here until it is idle or blocked.
+ * kick-mode window gets passes here until it is idle or blocked, within
+ * the bounds of a kick (percs_engine_next_flags()).
  */
 void percs_engine_wake(struct percs_dev *pd, u32 gid)
 {
 	struct percs_window *w;
+	unsigned int passes = 0;
 	bool more;
 
+	/* Bounded as a kick is: the FIFO may be refilled as fast. */
 	do {
 		more = false;
 		rcu_read_lock();
@@ -379,7 +384,8 @@ void percs_engine_wake(struct percs_dev *pd, u32 gid)
 		if (w && (w->flags & PERCS_WINDOW_F_POLL))
 			percs_poll_kick(w->hfi);
 		else if (w)
-			percs_engine_step(w, PERCS_KICK_F_SEND, &more);
+			percs_engine_step(w, percs_engine_next_flags(
+					PERCS_KICK_F_SEND, passes++), &more);
 		rcu_read_unlock();
 		if (more)
 			cond_resched();
@@ -387,27 +393,63 @@ void percs_engine_wake(struct percs_dev *pd, u32 gid)
 }
 
 /**
- * percs_engine_kick() - run the send side until it is idle or blocked
+ * percs_engine_next_flags() - the flags of a kick's next pass
+ * @kick_flags: the kick's flags
+ * @passes: passes the kick has run
+ *
+ * After %PERCS_KICK_MAX_PASSES passes a kick reads no more descriptors
+ * (send FIFO, immediate slots), which a process sharing the mapping can
+ * refill as fast as the engine reads them: it only moves on the
+ * transfers already posted (RDMA data, atomics), which are bounded.
+ *
+ * Return: the flags for percs_engine_step().
+ */
+unsigned int percs_engine_next_flags(unsigned int kick_flags,
+				     unsigned int passes)
+{
+	BUILD_BUG_ON(PERCS_ENGINE_F_DRAIN & PERCS_KICK_F_ALL);
+	if (passes < PERCS_KICK_MAX_PASSES)
+		return kick_flags;
+	return (kick_flags & ~PERCS_KICK_F_IMM) | PERCS_ENGINE_F_DRAIN;
+}
+
+/**
+ * percs_engine_kick() - run the send side until it is idle or blocked,
+ *	within bounds
  * @w: the window
  * @kick_flags: PERCS_KICK_F_SEND and/or PERCS_KICK_F_IMM
  *
- * Process context: reschedules between passes.  Return: as
- * percs_engine_run(), summed over the passes.
+ * Process context: reschedules between passes.  Descriptors are read for
+ * %PERCS_KICK_MAX_PASSES passes at most (percs_engine_next_flags()), and
+ * nothing runs after a fatal signal: the caller neither stays in the
+ * kernel for ever because another process keeps the FIFO full, nor
+ * outlives SIGKILL.  What is left waits for the next kick.
+ *
+ * Return: as percs_engine_run(), summed over the passes (at most INT_MAX),
+ * or -EINTR when a fatal signal stopped the kick before anything moved.
  */
 int percs_engine_kick(struct percs_window *w, unsigned int kick_flags)
 {
-	int total = 0, ret;
+	unsigned int passes = 0;
+	long total = 0;
 	bool more;
+	int ret;
 
-	do {
-		ret = percs_engine_pass(w, kick_flags, &more);
+	for (;;) {
+		ret = percs_engine_pass(w, percs_engine_next_flags(kick_flags,
+								   passes),
+					&more);
 		if (ret < 0)
 			return ret;
 		total += ret;
-		if (more)
-			cond_resched();
-	} while (more);
-	return total;
+		passes++;
+		if (!more)
+			break;
+		if (fatal_signal_pending(current))
+			return total ? min_t(long, total, INT_MAX) : -EINTR;
+		cond_resched();
+	}
+	return min_t(long, total, INT_MAX);
 }
 
 /*
@@ -415,7 +457,10 @@ int percs_engine_kick(struct percs_window *w, unsigned int kick_flags)
  * caller's context; poll-mode ones by waking their HFI's polling engine.
  * Senders are taken in batches, each marked with this call's generation so
  * that one that blocks again is not taken twice: every sender waiting at
- * the start is retried exactly once, however many there are.
+ * the start is retried exactly once, however many there are; each retry is
+ * one engine pass (%PERCS_ENGINE_BUDGET packets).  Process context (a kick
+ * with PERCS_KICK_F_CREDIT, a window's release): it reschedules between
+ * senders, since the work is other windows' and may be long.
  */
 static void percs_engine_retry_senders(struct percs_dev *pd, u32 gid)
 {
@@ -446,6 +491,7 @@ static void percs_engine_retry_senders(struct percs_dev *pd, u32 gid)
 				percs_engine_run(s, PERCS_KICK_F_SEND |
 						    PERCS_KICK_F_IMM);
 			rcu_read_unlock();
+			cond_resched();
 		}
 	} while (n == ARRAY_SIZE(gids));
 }

@@ -88,6 +88,14 @@
 /* Translation cache entries per window, by slot (a power of two). */
 #define PERCS_MR_TLB_ENTRIES	8
 
+/*
+ * A kick (PERCS_IOC_KICK, fsync) runs at most this many engine passes,
+ * each at most %PERCS_ENGINE_BUDGET FIFO packets: 65536 packets, twice a
+ * full send FIFO of the largest size, whatever another process sharing
+ * the mapping writes meanwhile.  What is left waits for the next kick.
+ */
+#define PERCS_KICK_MAX_PASSES	256
+
 /* Pages pinned per pin_user_pages_fast() call before a resched check. */
 #define PERCS_MR_PIN_BATCH	512
 

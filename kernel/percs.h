@@ -756,10 +756,17 @@ void percs_dgram_release(struct percs_dev *pd, struct percs_window *self);
 void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
 		   u8 flags);
 
-/* engine.c: the send side */
+/*
+ * engine.c: the send side.  PERCS_ENGINE_F_DRAIN, beside the
+ * PERCS_KICK_F_* flags of a pass: read no descriptors, only move on the
+ * transfers posted (percs_engine_next_flags()).
+ */
+#define PERCS_ENGINE_F_DRAIN	(1U << 31)
 int percs_engine_run(struct percs_window *w, unsigned int kick_flags);
 int percs_engine_kick(struct percs_window *w, unsigned int kick_flags);
 void percs_engine_wake(struct percs_dev *pd, u32 gid);
+unsigned int percs_engine_next_flags(unsigned int kick_flags,
+				     unsigned int passes);
 int percs_engine_step(struct percs_window *w, unsigned int kick_flags,
 		      bool *more);
 void percs_engine_credit(struct percs_window *w);
