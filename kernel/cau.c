@@ -176,6 +176,8 @@ static void percs_cau_end(struct percs_dev *pd, struct percs_cau_tree *t,
 			percs_cau_notify(pd, t, i);
 	}
 	percs_coll_tree_fini(t);
+	percs_quota_uncharge(pd, t->quota, PERCS_QUOTA_CAU_TREES);
+	t->quota = NULL;
 	/* Engine passes may still look it up (RCU): they find it dead. */
 	kvfree_rcu(t, rcu);
 }
@@ -195,7 +197,8 @@ static void percs_cau_end(struct percs_dev *pd, struct percs_cau_tree *t,
  * -EACCES for a window of another job key; -ELOOP for a cycle; -E2BIG for
  * a member with more than %PERCS_CAU_MAX_CHILDREN children; -EEXIST for two
  * members on one hub; -EPERM when the caller is not a member; -ENOSPC
- * when a member hub's CAU has no free entry; -ENOMEM.
+ * when a member hub's CAU has no free entry; -EDQUOT when the caller's
+ * user has created max_cau_trees_per_user trees that still exist; -ENOMEM.
  */
 int percs_cau_create(struct percs_window *w, struct percs_cau_create *req,
 		     struct percs_cau_create __user *ureq)
@@ -220,6 +223,12 @@ int percs_cau_create(struct percs_window *w, struct percs_cau_create *req,
 	err = t && kids ? 0 : -ENOMEM;
 	if (err)
 		goto out;
+	t->quota = percs_quota_charge(pd, PERCS_QUOTA_CAU_TREES);
+	if (IS_ERR(t->quota)) {
+		err = PTR_ERR(t->quota);
+		t->quota = NULL;
+		goto out;
+	}
 	t->flags = req->flags;
 	t->job_key = w->job_key;
 	t->nr = req->nr_members;
@@ -269,6 +278,8 @@ int percs_cau_create(struct percs_window *w, struct percs_cau_create *req,
 out:
 	if (t && t->ring)
 		percs_coll_tree_fini(t);
+	if (t)
+		percs_quota_uncharge(pd, t->quota, PERCS_QUOTA_CAU_TREES);
 	kfree(kids);
 	kvfree(t);
 	kfree(m);

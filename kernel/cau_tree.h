@@ -208,6 +208,7 @@ enum percs_cau_msg_type {
  * @job_key: the job key of its windows
  * @nr: members
  * @pd: the system
+ * @quota: the user who created it, charged for it (quota.c)
  * @lock: everything below and the nodes' operations
  * @dead: the tree ended: nothing more runs on it
  * @ring: transfers to process now (a queue: no recursion down the tree)
@@ -232,6 +233,7 @@ struct percs_cau_tree {
 	u32 job_key;
 	u32 nr;
 	struct percs_dev *pd;
+	struct percs_user *quota;
 	spinlock_t lock;
 	bool dead;
 	struct percs_cau_msg *ring;

@@ -47,6 +47,7 @@ static int percs_live_show(struct seq_file *m, void *unused)
 	percs_amo_counts(pd, &issued, &completed, &outstanding);
 	seq_printf(m, "atomics_outstanding %lld\n", (s64)outstanding);
 	seq_printf(m, "cau_trees %u\n", percs_cau_count(pd));
+	seq_printf(m, "quota_users %u\n", percs_quota_users(pd));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(percs_live);

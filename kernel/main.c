@@ -91,6 +91,7 @@ static int __init percs_init(void)
 	INIT_LIST_HEAD(&percs->blocked);
 	xa_init(&percs->jobkeys);
 	mutex_init(&percs->jobkey_lock);
+	percs_quota_init(percs);
 
 	percs_flight_init(percs);
 	percs_dgram_init(percs);
@@ -153,6 +154,7 @@ static void __exit percs_exit(void)
 	percs_jobkey_destroy(percs);
 	percs_isr_exit(percs);
 	WARN_ON(atomic_read(&percs->live_windows));
+	WARN_ON(percs_quota_users(percs));
 	/* Windows are freed after an RCU grace period. */
 	rcu_barrier();
 	kfree(percs);

@@ -239,6 +239,7 @@ static void percs_mr_free_rcu(struct rcu_head *head)
 void percs_mr_release(struct percs_mr *mr)
 {
 	percs_mr_uncharge(mr, mr->mm);
+	percs_quota_uncharge(mr->pd, mr->quota, PERCS_QUOTA_MRS);
 	call_rcu(&mr->rcu, percs_mr_free_rcu);
 }
 
@@ -292,6 +293,7 @@ static void percs_mr_cache(struct percs_window *w, struct percs_mr *mr)
  * the access asked; -ENOMEM when the caller's user (all its processes and
  * the registrations they made, wherever the windows went since) would hold
  * more than RLIMIT_MEMLOCK pinned without CAP_IPC_LOCK, or out of memory;
+ * -EDQUOT when the caller's user holds max_mrs_per_user registrations;
  * -ENOSPC when the window holds %PERCS_MR_MAX_PER_WINDOW registrations;
  * another error of pin_user_pages() (-EOPNOTSUPP for file DAX).
  */
@@ -316,6 +318,12 @@ int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return -ENOMEM;
+	mr->quota = percs_quota_charge(pd, PERCS_QUOTA_MRS);
+	if (IS_ERR(mr->quota)) {
+		ret = PTR_ERR(mr->quota);
+		kfree(mr);
+		return ret;
+	}
 	mr->addr = req->addr;
 	mr->length = req->length;
 	mr->access = req->access;
@@ -361,9 +369,11 @@ int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
 out_unpublished:
 	xa_erase(&w->mrs, slot);
 	percs_mr_uncharge(mr, mr->mm);
+	percs_quota_uncharge(pd, mr->quota, PERCS_QUOTA_MRS);
 	percs_mr_free(mr);
 	return ret;
 out_free:
+	percs_quota_uncharge(pd, mr->quota, PERCS_QUOTA_MRS);
 	kvfree(mr->pages);
 	kfree(mr);
 	return ret;

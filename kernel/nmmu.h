@@ -28,6 +28,7 @@
  *	mmgrab(): the struct, not the address space)
  * @user: the user whose RLIMIT_MEMLOCK the pages are charged to (NULL:
  *	registered with CAP_IPC_LOCK, not charged), held with get_uid()
+ * @quota: the user the registration counts against (quota.c)
  * @pd: the system (live counters, release work)
  * @work: the release after the grace period (unpinning may sleep)
  * @rcu: the pages and the struct are freed after the uses under RCU are
@@ -48,6 +49,7 @@ struct percs_mr {
 	struct page **pages;
 	struct mm_struct *mm;
 	struct user_struct *user;
+	struct percs_user *quota;
 	struct percs_dev *pd;
 	struct work_struct work;
 	struct rcu_head rcu;

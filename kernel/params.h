@@ -89,6 +89,17 @@
 #define PERCS_MR_TLB_ENTRIES	8
 
 /*
+ * Per-user quotas (quota.c), module parameters writable by root; the
+ * defaults let one user take the whole default system (2 x 4 hubs: 4096
+ * windows, 512 CAU tree entries) and fill a window's registration table
+ * several times over.
+ */
+#define PERCS_DEF_USER_WINDOWS		4096
+#define PERCS_DEF_USER_MRS		65536
+#define PERCS_DEF_USER_CAU_TREES	512
+#define PERCS_USERS_HASH_BITS		6
+
+/*
  * A kick (PERCS_IOC_KICK, fsync) runs at most this many engine passes,
  * each at most %PERCS_ENGINE_BUDGET FIFO packets: 65536 packets, twice a
  * full send FIFO of the largest size, whatever another process sharing

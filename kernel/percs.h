@@ -53,6 +53,21 @@ struct percs_window;
 struct percs_mr;
 struct percs_clock_ctl;
 struct percs_knob_file;
+struct percs_user;
+
+/**
+ * enum percs_quota - the per-user quotas (quota.c)
+ * @PERCS_QUOTA_WINDOWS: windows reserved
+ * @PERCS_QUOTA_MRS: memory registrations
+ * @PERCS_QUOTA_CAU_TREES: CAU trees created
+ * @PERCS_QUOTA_NR: how many there are
+ */
+enum percs_quota {
+	PERCS_QUOTA_WINDOWS,
+	PERCS_QUOTA_MRS,
+	PERCS_QUOTA_CAU_TREES,
+	PERCS_QUOTA_NR,
+};
 
 /**
  * struct percs_hfi_stats - per-CPU packet counters of one HFI
@@ -258,6 +273,9 @@ struct percs_isr {
  * @cau: the CAUs and their trees (cau.c)
  * @knobs: the debugfs fault knobs' files (debugfs.c)
  * @isr: routing state, link states and counters (isr.c)
+ * @users_lock: protects @users and @nr_users (quota.c)
+ * @users: per-user quota entries, hashed by uid
+ * @nr_users: entries of @users
  */
 struct percs_dev {
 	struct fm_topology topo;
@@ -285,6 +303,9 @@ struct percs_dev {
 	struct percs_cau_sys cau;
 	struct percs_knob_file *knobs;
 	struct percs_isr isr;
+	spinlock_t users_lock;
+	struct hlist_head users[1 << PERCS_USERS_HASH_BITS];
+	unsigned int nr_users;
 };
 
 /**
@@ -393,6 +414,7 @@ struct percs_amo_win {
  * @job_key: job key, fixed at reservation
  * @uid: effective uid of the reserving process
  * @pid: the reserving process (for queries)
+ * @quota: the user the window is charged to (quota.c)
  * @regions: kernel addresses of the mapped regions, by percs_region_id
  * @region_len: their sizes in bytes
  * @db: the doorbell page (user-written: read once per use)
@@ -444,6 +466,7 @@ struct percs_window {
 	u32 job_key;
 	kuid_t uid;
 	struct pid *pid;
+	struct percs_user *quota;
 
 	void *regions[PERCS_REGION_MAX];
 	u32 region_len[PERCS_REGION_MAX];
@@ -776,6 +799,14 @@ void percs_engine_unblock(struct percs_window *w);
 int percs_poll_start(struct percs_hfi *hfi);
 void percs_poll_stop(struct percs_hfi *hfi);
 void percs_poll_kick(struct percs_hfi *hfi);
+
+/* quota.c */
+struct percs_user *percs_quota_charge(struct percs_dev *pd,
+				      enum percs_quota q);
+void percs_quota_uncharge(struct percs_dev *pd, struct percs_user *u,
+			  enum percs_quota q);
+unsigned int percs_quota_users(struct percs_dev *pd);
+void percs_quota_init(struct percs_dev *pd);
 
 /* jobkey.c */
 int percs_jobkey_get(struct percs_dev *pd, u32 key);

@@ -180,6 +180,7 @@ static void percs_window_destroy(struct percs_window *w)
 	percs_window_free_regions(w);
 	put_pid(w->pid);
 	percs_jobkey_put(pd, w->job_key);
+	percs_quota_uncharge(pd, w->quota, PERCS_QUOTA_WINDOWS);
 	atomic_dec(&pd->live_windows);
 	kfree_rcu(w, rcu);
 }
@@ -197,13 +198,15 @@ static void percs_window_destroy(struct percs_window *w)
  * meanwhile, so a caller whose buffer faults slowly (userfaultfd, FUSE)
  * keeps no other reservation, query or release of the HFI waiting.
  *
- * Return: the new fd, or -errno.
+ * Return: the new fd, or -errno (-EDQUOT: the caller's user holds
+ * max_windows_per_user windows already).
  */
 int percs_window_reserve(struct percs_hfi *hfi,
 			 struct percs_window_reserve *req,
 			 struct percs_window_reserve __user *ureq, u32 usize)
 {
 	struct percs_dev *pd = hfi->pd;
+	struct percs_user *quota;
 	struct percs_window *w;
 	struct file *file;
 	int fd, idx, ret;
@@ -212,9 +215,15 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	if (ret)
 		return ret;
 
+	quota = percs_quota_charge(pd, PERCS_QUOTA_WINDOWS);
+	if (IS_ERR(quota))
+		return PTR_ERR(quota);
 	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
-	if (!w)
+	if (!w) {
+		percs_quota_uncharge(pd, quota, PERCS_QUOTA_WINDOWS);
 		return -ENOMEM;
+	}
+	w->quota = quota;
 	w->hfi = hfi;
 	w->flags = req->flags;
 	w->job_key = req->job_key;
@@ -307,6 +316,7 @@ out_destroy:
 out_regions:
 	percs_window_free_regions(w);
 out_free:
+	percs_quota_uncharge(pd, w->quota, PERCS_QUOTA_WINDOWS);
 	kfree(w);
 	return ret;
 }
