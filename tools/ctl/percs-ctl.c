@@ -587,9 +587,9 @@ static int option_value(int argc, char **argv, int *i, const char *name,
 	return 1;
 }
 
-int main(int argc, char **argv)
+/* The command line; @args has room for every word of it. */
+static int run(int argc, char **argv, char **args)
 {
-	char *args[4];
 	struct isr_args ia = { .hub = -1, .args = args };
 	const char *cmd = NULL, *val;
 	bool opts_done = false;
@@ -648,10 +648,8 @@ int main(int argc, char **argv)
 			}
 		} else if (!cmd) {
 			cmd = a;
-		} else if (ia.nargs < sizeof(args) / sizeof(args[0])) {
-			args[ia.nargs++] = argv[i];
 		} else {
-			return usage_error("unexpected argument '%s'", a);
+			args[ia.nargs++] = argv[i];
 		}
 	}
 	if (!cmd) {
@@ -689,5 +687,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: write error: %s\n", prog, strerror(errno));
 		return 1;
 	}
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	char **args = calloc(argc, sizeof(*args));
+	int ret;
+
+	if (!args) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	ret = run(argc, argv, args);
+	free(args);
 	return ret;
 }
