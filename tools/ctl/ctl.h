@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * percs-ctl: what its two parts share.  percs-ctl.c has main(), the
- * options, JSON output and the commands over the HFI devices and sysfs;
- * isr.c the commands over the ISR's debugfs files.
+ * percs-ctl: what its parts share.  percs-ctl.c has main(), the options,
+ * JSON output and the commands over the HFI devices and sysfs; isr.c the
+ * commands over the ISR's debugfs files; model.c what the firmware model
+ * (compiled in) says about a topology.
  */
 #ifndef PERCS_CTL_H
 #define PERCS_CTL_H
@@ -45,6 +46,7 @@ struct isr_args {
 	const char *class;	/* --class, or NULL */
 	bool down;		/* --down */
 	long hub;		/* --hub, or -1 */
+	const char *topology;	/* --topology, or NULL */
 	const char *depth;	/* --depth, or NULL */
 	const char *hold_us;	/* --hold-us, or NULL */
 	char **args;		/* the words after the command */
@@ -74,5 +76,13 @@ struct isr_shape {
  */
 int isr_shape_read(struct isr_shape *sh);
 void isr_shape_free(struct isr_shape *sh);
+
+/* ---- model.c ---- */
+
+/*
+ * links --topology SPEC: the links of a spec as the model wires them, of
+ * link class @class (an index into LL, LR, D) or all (-1).
+ */
+int links_of_spec(const struct isr_args *a, int class);
 
 #endif /* PERCS_CTL_H */

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # percs-ctl: inspect the emulated system (list, windows, topology) and drive
-# its network (links, link, reorder, isr: debugfs).
+# its network (links, link, reorder, isr: debugfs); links --topology asks
+# the firmware model, compiled in, about a topology's links.
 #
 #   make ctl              $(BUILD)/tools/percs-ctl (+ man page with scdoc)
 #   make ctl-unit-tests   $(BUILD)/results/ctl.{tap,expected}: usage,
@@ -14,9 +15,14 @@ CTL_BIN := $(BUILD)/tools/percs-ctl
 CTL_LIB := $(BUILD)/lib/libpercs.a
 CTL_SAN_BIN := $(BUILD)/tools/percs-ctl-san
 CTL_SAN_LIB := $(BUILD)/lib/libpercs-san.a
-CTL_SRCS := $(SRC)/tools/ctl/percs-ctl.c $(SRC)/tools/ctl/isr.c
+CTL_SRCS := $(SRC)/tools/ctl/percs-ctl.c $(SRC)/tools/ctl/isr.c \
+	$(SRC)/tools/ctl/model.c
+# The firmware model's topology, link, route table and route code (model.c).
+CTL_FM_SRCS := $(addprefix $(SRC)/firmware-model/,topology.c link.c rtable.c \
+	route.c spec.c)
 CTL_HDRS := $(SRC)/tools/ctl/ctl.h $(SRC)/lib/percs.h \
-	$(SRC)/include/uapi/linux/percs.h
+	$(SRC)/include/uapi/linux/percs.h $(wildcard $(SRC)/firmware-model/*.h)
+CTL_CFLAGS := $(CFLAGS_COMMON) -iquote $(SRC)/firmware-model
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
@@ -27,13 +33,14 @@ CTL_MAN := $(if $(SCDOC),$(BUILD)/man/percs-ctl.1)
 all: ctl
 ctl: $(CTL_BIN) $(CTL_MAN)
 
-$(CTL_BIN): $(CTL_SRCS) $(CTL_LIB) $(CTL_HDRS)
+$(CTL_BIN): $(CTL_SRCS) $(CTL_FM_SRCS) $(CTL_LIB) $(CTL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) -o $@ $(CTL_SRCS) $(CTL_LIB)
+	$(CC) $(CTL_CFLAGS) -o $@ $(CTL_SRCS) $(CTL_FM_SRCS) $(CTL_LIB)
 
-$(CTL_SAN_BIN): $(CTL_SRCS) $(CTL_SAN_LIB) $(CTL_HDRS)
+$(CTL_SAN_BIN): $(CTL_SRCS) $(CTL_FM_SRCS) $(CTL_SAN_LIB) $(CTL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -o $@ $(CTL_SRCS) $(CTL_SAN_LIB)
+	$(CC) $(CTL_CFLAGS) $(SAN_FLAGS) -o $@ $(CTL_SRCS) $(CTL_FM_SRCS) \
+		$(CTL_SAN_LIB)
 
 $(BUILD)/man/percs-ctl.1: $(SRC)/tools/ctl/percs-ctl.1.scd
 	@mkdir -p $(@D)

@@ -713,6 +713,8 @@ int cmd_links(const struct isr_args *a)
 			return usage_error("bad link class '%s': LL, LR or D",
 					   a->class);
 	}
+	if (a->topology)
+		return links_of_spec(a, class);
 	if (a->hub >= 0) {
 		struct kv_file kv;
 		uint64_t hubs;

@@ -5,8 +5,9 @@
  *   percs-ctl list                       hubs, supernodes, HFIs, windows in use
  *   percs-ctl windows [--hfi N]          every reserved window
  *   percs-ctl topology                   the system's shape
- *   percs-ctl links [--class C] [--down] [--hub N]
+ *   percs-ctl links [--class C] [--down] [--hub N] [--topology SPEC]
  *                                        the ISR's links and their counters
+ *                                        (a spec's links: model.c)
  *   percs-ctl link ID up|down            link state
  *   percs-ctl link ID|all errors PPM     transient link errors
  *   percs-ctl reorder PPM [--depth N] [--hold-us N]
@@ -17,9 +18,11 @@
  *   percs-ctl atomic                     the remote atomics' counters
  *
  * The first three ask the HFI devices and sysfs; the others (isr.c) read
- * and write debugfs (PERCS_DEBUGFS_DIR, root only).  list, windows,
- * topology, links, isr and atomic take --json.  Exit status: 0 success, 1 the
- * system could not be inspected or refused a change, 2 bad usage.
+ * and write debugfs (PERCS_DEBUGFS_DIR, root only), but for links with
+ * --topology, which needs only the firmware model compiled in (model.c).
+ * list, windows, topology, links, isr and atomic take --json.  Exit
+ * status: 0 success, 1 the system could not be inspected or refused a
+ * change, 2 bad usage.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -46,8 +49,9 @@ static void usage(FILE *f)
 		"  list                 hubs, supernodes, HFIs and their windows in use\n"
 		"  windows [--hfi N]    every reserved window (of HFI N only)\n"
 		"  topology             supernodes, hubs per supernode, hubs, HFIs\n"
-		"  links [--class C] [--down] [--hub N]\n"
-		"                       the network's links: state, error rate, counters\n"
+		"  links [--class C] [--down] [--hub N] [--topology SPEC]\n"
+		"                       the network's links: state, error rate, counters;\n"
+		"                       with --topology, the links of a topology spec\n"
 		"  link ID up|down      bring link ID up or take it down\n"
 		"  link ID|all errors PPM\n"
 		"                       inject transient errors on link ID (or on every\n"
@@ -69,6 +73,8 @@ static void usage(FILE *f)
 		"  --class LL|LR|D      with links: only links of this class\n"
 		"  --down               with links: only links that are down\n"
 		"  --hub N              with links: only links of hub N\n"
+		"  --topology SPEC      with links: the system of topology spec SPEC\n"
+		"                       (e.g. 3x4, 5x8,dpair=4, d1), not the module's\n"
 		"  --depth N            with reorder: a held packet is overtaken by up\n"
 		"                       to N later ones (1..%u)\n"
 		"  --hold-us N          with reorder: and held at most N us (1..%u)\n"
@@ -504,6 +510,7 @@ enum {
 	OPT_HUB = 1 << 4,
 	OPT_DEPTH = 1 << 5,
 	OPT_HOLD_US = 1 << 6,
+	OPT_TOPOLOGY = 1 << 7,
 };
 
 static const struct {
@@ -512,7 +519,7 @@ static const struct {
 } options[] = {
 	{ OPT_JSON, "--json" }, { OPT_HFI, "--hfi" }, { OPT_CLASS, "--class" },
 	{ OPT_DOWN, "--down" }, { OPT_HUB, "--hub" }, { OPT_DEPTH, "--depth" },
-	{ OPT_HOLD_US, "--hold-us" },
+	{ OPT_HOLD_US, "--hold-us" }, { OPT_TOPOLOGY, "--topology" },
 };
 
 static const struct {
@@ -524,7 +531,8 @@ static const struct {
 	{ "list", OPT_JSON, 0, NULL },
 	{ "windows", OPT_JSON | OPT_HFI, 0, NULL },
 	{ "topology", OPT_JSON, 0, NULL },
-	{ "links", OPT_JSON | OPT_CLASS | OPT_DOWN | OPT_HUB, 0, cmd_links },
+	{ "links", OPT_JSON | OPT_CLASS | OPT_DOWN | OPT_HUB | OPT_TOPOLOGY, 0,
+	  cmd_links },
 	{ "link", 0, 3, cmd_link },
 	{ "reorder", OPT_DEPTH | OPT_HOLD_US, 1, cmd_reorder },
 	{ "drop", 0, 1, cmd_drop },
@@ -539,7 +547,7 @@ static const struct {
 static int option_misplaced(unsigned int bit, const char *name,
 			    const char *cmd)
 {
-	char list[128] = "";
+	char list[256] = "";
 	unsigned int n = 0, total = 0;
 
 	for (size_t c = 0; c < NR_COMMANDS; c++)
@@ -631,6 +639,11 @@ static int run(int argc, char **argv, char **args)
 				if (!parse_uint(val, &ia.hub))
 					return usage_error("bad hub number '%s': a hub from 0 up", val);
 				given |= OPT_HUB;
+			} else if ((r = option_value(argc, argv, &i, "--topology", &val))) {
+				if (r < 0)
+					return EXIT_USAGE;
+				ia.topology = val;
+				given |= OPT_TOPOLOGY;
 			} else if ((r = option_value(argc, argv, &i, "--depth", &val))) {
 				if (r < 0)
 					return EXIT_USAGE;

@@ -10,7 +10,7 @@
 # TAP on stdout.
 # Usage: test-ctl.sh PATH-TO-percs-ctl PATH-TO-test-fake-hfi.so
 #        test-ctl.sh --count
-NTESTS=175
+NTESTS=184
 if [ "$1" = "--count" ]; then
 	echo "$NTESTS"
 	exit 0
@@ -689,6 +689,49 @@ else
 		"atomic: Permission denied (the module's debugfs files are root only)" "" -- \
 		unpriv "$ctl" atomic
 fi
+# ---- links --topology: the firmware model's wiring ----
+for s in 2x2 3x2 4x3; do
+	"$ctl" links --topology $s --json > "$tmp/w-$s.json"
+done
+check "--topology with isr, exit 2" 2 "--topology applies to 'links' only, not 'isr'" "" -- \
+	fake "$ctl" isr --topology 2x2
+check "links --topology --down, exit 2" 2 "--down: the links of --topology 3x2 are all up" "" -- \
+	"$ctl" links --topology 3x2 --down
+check "links --topology 3x2 --hub 6, exit 2" 2 "--hub 6: topology 3x2 has hubs 0..5" "" -- \
+	"$ctl" links --topology 3x2 --hub 6
+check "links --topology 2x33, exit 2" 2 "bad --topology '2x33'" "" -- "$ctl" links --topology 2x33
+check "links --topology=3x, exit 2" 2 \
+	"bad --topology '3x': topology spec: expected the hubs per supernode" "" -- \
+	"$ctl" links --topology=3x
+check "links --topology without a value, exit 2" 2 "option '--topology' needs a value" "" -- \
+	"$ctl" links --topology
+check_json "links --topology 4x3 --json: the wiring design.rst describes" "
+from collections import Counter
+assert d['spec'] == '4x3', d['spec']
+l = d['links']
+S, H = 4, 3
+assert [x['id'] for x in l] == list(range(len(l)))
+L = [x for x in l if x['class'] != 'D']
+D = [x for x in l if x['class'] == 'D']
+assert sorted((x['hub_a'], x['hub_b']) for x in L) == [
+    (s * H + i, s * H + j) for s in range(S) for i in range(H) for j in range(i + 1, H)]
+assert all(x['class'] == 'LL' and 'copy' not in x for x in L)
+pairs = Counter((x['hub_a'] // H, x['hub_b'] // H) for x in D)
+assert sorted(pairs) == [(a, b) for a in range(S) for b in range(a + 1, S)], pairs
+dpair = pairs[0, 1]
+assert set(pairs.values()) == {dpair} and dpair == 16 * H // (S - 1), pairs
+for p in pairs:
+    assert sorted(x['copy'] for x in D if (x['hub_a'] // H, x['hub_b'] // H) == p) == list(range(dpair))
+ports = Counter((h, x[k]) for x in D for h, k in ((x['hub_a'], 'port_a'), (x['hub_b'], 'port_b')))
+assert set(ports.values()) == {1} and all(31 <= p <= 46 for h, p in ports), ports" -- \
+	"$ctl" links --topology 4x3 --json
+check "links --topology 3x2: a D link's line" 0 "" "^ *3 D  *0  *2  *31  *39  *0\$" -- \
+	"$ctl" links --topology 3x2
+check_json "links --topology 3x2 --class d --hub 4: what the whole list has of them" "
+w = json.load(open('$tmp/w-3x2.json'))['links']
+want = [x for x in w if x['class'] == 'D' and 4 in (x['hub_a'], x['hub_b'])]
+assert d['links'] == want and len(want) == 16, d" -- "$ctl" links --topology 3x2 --class d --hub 4 --json
+
 echo "# $((n - failed)) passed, $failed failed"
 [ "$n" -eq "$NTESTS" ] || echo "# ran $n tests, planned $NTESTS"
 [ "$failed" -eq 0 ] && [ "$n" -eq "$NTESTS" ]
