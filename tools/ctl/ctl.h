@@ -3,11 +3,13 @@
  * percs-ctl: what its parts share.  percs-ctl.c has main(), the options,
  * JSON output and the commands over the HFI devices and sysfs; isr.c the
  * commands over the ISR's debugfs files; model.c what the firmware model
- * (compiled in) says about a topology.
+ * (compiled in) says about a topology: its links, and the routes left
+ * when some are down.
  */
 #ifndef PERCS_CTL_H
 #define PERCS_CTL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -47,6 +49,7 @@ struct isr_args {
 	bool down;		/* --down */
 	long hub;		/* --hub, or -1 */
 	const char *topology;	/* --topology, or NULL */
+	bool all_up;		/* --all-up */
 	const char *depth;	/* --depth, or NULL */
 	const char *hold_us;	/* --hold-us, or NULL */
 	char **args;		/* the words after the command */
@@ -64,18 +67,35 @@ int cmd_atomic(const struct isr_args *a);
 
 /* What isr/topology adds to the "topology" command. */
 struct isr_shape {
+	char path[PATH_MAX];	/* of isr/topology */
 	char *spec;		/* the topology spec string, or NULL */
 	bool has_links, has_d_links_per_pair;
 	uint64_t links, d_links_per_pair;
 };
 
 /*
- * Fill @sh from isr/topology; a file that cannot be opened (missing,
- * root only) leaves it empty.  Returns 0, or 1 after a message if the
- * file is malformed.  Free with isr_shape_free().
+ * Fill @sh from isr/topology; unless @required, a file that cannot be
+ * opened (missing, root only) leaves it empty.  Returns 0, or 1 after a
+ * message if the file is malformed (or missing and @required).  Free with
+ * isr_shape_free().
  */
-int isr_shape_read(struct isr_shape *sh);
+int isr_shape_read(struct isr_shape *sh, bool required);
 void isr_shape_free(struct isr_shape *sh);
+
+/* One line of isr/links, as reach checks it against the model. */
+struct isr_link {
+	uint64_t id, hub_a, hub_b, port_a, port_b;
+	const char *class;	/* "LL", "LR" or "D" */
+	bool up;
+	size_t line;		/* its line number in the file */
+};
+
+/*
+ * Read and check isr/links: *@links, an array of *@n (free() it), its
+ * path in @path.  Returns 0, or 1 after a message.
+ */
+int isr_links_get(struct isr_link **links, size_t *n, char *path,
+		  size_t len);
 
 /* ---- model.c ---- */
 
@@ -84,5 +104,8 @@ void isr_shape_free(struct isr_shape *sh);
  * link class @class (an index into LL, LR, D) or all (-1).
  */
 int links_of_spec(const struct isr_args *a, int class);
+
+/* reach [LINK...]: the routes left with links down (model.c's top). */
+int cmd_reach(const struct isr_args *a);
 
 #endif /* PERCS_CTL_H */

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # percs-ctl: inspect the emulated system (list, windows, topology) and drive
-# its network (links, link, reorder, isr: debugfs); links --topology asks
-# the firmware model, compiled in, about a topology's links.
+# its network (links, link, reorder, isr: debugfs); links --topology and
+# reach ask the firmware model, compiled in, about a topology's links and the
+# routes left with links down.
 #
 #   make ctl              $(BUILD)/tools/percs-ctl (+ man page with scdoc)
 #   make ctl-unit-tests   $(BUILD)/results/ctl.{tap,expected}: usage,

@@ -431,6 +431,7 @@ struct link_row {
 	char *line;		/* owns the fields */
 	char **tok;		/* every field, in the file's order */
 	uint64_t v[LC_NR];	/* class and state as indices into the names */
+	size_t lineno;		/* where it is in the file */
 };
 
 struct link_table {
@@ -516,6 +517,7 @@ static int links_row(struct link_table *t, char *line, size_t lineno,
 		return 1;
 	}
 	r->line = line;
+	r->lineno = lineno;
 	split(line, r->tok, n);
 	for (int c = 0; c < LC_NR; c++) {
 		const char *s = r->tok[t->col[c]];
@@ -649,14 +651,18 @@ static void link_text(const struct link_row *r)
 
 /* ---- what the topology command shows ---- */
 
-int isr_shape_read(struct isr_shape *sh)
+int isr_shape_read(struct isr_shape *sh, bool required)
 {
 	struct kv_file kv;
 	const char *spec;
 	int ret;
 
 	memset(sh, 0, sizeof(*sh));
-	ret = kv_read("isr/topology", ISR_QUIET, "spec", &kv);
+	ret = kv_read("isr/topology", required ? ISR_REQUIRED : ISR_QUIET,
+		      "spec", &kv);
+	if (ret)
+		return ret;
+	snprintf(sh->path, sizeof(sh->path), "%s", kv.path);
 	spec = kv_get(&kv, "spec");
 	if (spec) {
 		sh->spec = strdup(spec);
@@ -676,6 +682,41 @@ void isr_shape_free(struct isr_shape *sh)
 {
 	free(sh->spec);
 	sh->spec = NULL;
+}
+
+int isr_links_get(struct isr_link **links, size_t *n, char *path,
+		  size_t len)
+{
+	struct link_table t;
+	struct isr_link *l;
+
+	*links = NULL;
+	*n = 0;
+	if (links_read(&t))
+		return 1;
+	snprintf(path, len, "%s", t.path);
+	l = calloc(t.nr ? t.nr : 1, sizeof(*l));
+	if (!l) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		links_free(&t);
+		return 1;
+	}
+	for (size_t i = 0; i < t.nr; i++) {
+		const uint64_t *v = t.rows[i].v;
+
+		l[i] = (struct isr_link) {
+			.id = v[LC_ID], .hub_a = v[LC_HUB_A],
+			.hub_b = v[LC_HUB_B], .port_a = v[LC_PORT_A],
+			.port_b = v[LC_PORT_B],
+			.class = link_class_name[v[LC_CLASS]],
+			.up = v[LC_STATE] == LINK_UP,
+			.line = t.rows[i].lineno,
+		};
+	}
+	*links = l;
+	*n = t.nr;
+	links_free(&t);
+	return 0;
 }
 
 /* ---- the commands ---- */

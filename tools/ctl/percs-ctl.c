@@ -8,6 +8,8 @@
  *   percs-ctl links [--class C] [--down] [--hub N] [--topology SPEC]
  *                                        the ISR's links and their counters
  *                                        (a spec's links: model.c)
+ *   percs-ctl reach [LINK...] [--topology SPEC | --all-up] [--hub N]
+ *                                        the routes left with links down
  *   percs-ctl link ID up|down            link state
  *   percs-ctl link ID|all errors PPM     transient link errors
  *   percs-ctl reorder PPM [--depth N] [--hold-us N]
@@ -18,11 +20,11 @@
  *   percs-ctl atomic                     the remote atomics' counters
  *
  * The first three ask the HFI devices and sysfs; the others (isr.c) read
- * and write debugfs (PERCS_DEBUGFS_DIR, root only), but for links with
- * --topology, which needs only the firmware model compiled in (model.c).
- * list, windows, topology, links, isr and atomic take --json.  Exit
- * status: 0 success, 1 the system could not be inspected or refused a
- * change, 2 bad usage.
+ * and write debugfs (PERCS_DEBUGFS_DIR, root only), but for links and
+ * reach with --topology, which need only the firmware model compiled in
+ * (model.c).  list, windows, topology, links, reach, isr and atomic take
+ * --json.  Exit status: 0 success, 1 the system could not be inspected or
+ * refused a change, 2 bad usage.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -52,6 +54,11 @@ static void usage(FILE *f)
 		"  links [--class C] [--down] [--hub N] [--topology SPEC]\n"
 		"                       the network's links: state, error rate, counters;\n"
 		"                       with --topology, the links of a topology spec\n"
+		"  reach [LINK...] [--topology SPEC | --all-up] [--hub N]\n"
+		"                       with links LINK... down (and those down now), the\n"
+		"                       routes each pair of hubs has left, direct and via\n"
+		"                       which supernodes, and the hubs it cannot reach;\n"
+		"                       LINK: a link ID, a range A-B or a list A,B\n"
 		"  link ID up|down      bring link ID up or take it down\n"
 		"  link ID|all errors PPM\n"
 		"                       inject transient errors on link ID (or on every\n"
@@ -68,13 +75,16 @@ static void usage(FILE *f)
 		"\n"
 		"options:\n"
 		"  --json               machine-readable output (list, windows, topology,\n"
-		"                       links, isr, atomic)\n"
+		"                       links, reach, isr, atomic)\n"
 		"  --hfi N              with windows: only /dev/percs-hfiN\n"
 		"  --class LL|LR|D      with links: only links of this class\n"
 		"  --down               with links: only links that are down\n"
-		"  --hub N              with links: only links of hub N\n"
-		"  --topology SPEC      with links: the system of topology spec SPEC\n"
-		"                       (e.g. 3x4, 5x8,dpair=4, d1), not the module's\n"
+		"  --hub N              with links: only links of hub N; with reach: only\n"
+		"                       the pairs from or to hub N\n"
+		"  --topology SPEC      with links and reach: the system of topology spec\n"
+		"                       SPEC (e.g. 3x4, 5x8,dpair=4, d1), not the module's\n"
+		"  --all-up             with reach: only the links named are down, not\n"
+		"                       those down in the module now\n"
 		"  --depth N            with reorder: a held packet is overtaken by up\n"
 		"                       to N later ones (1..%u)\n"
 		"  --hold-us N          with reorder: and held at most N us (1..%u)\n"
@@ -298,7 +308,7 @@ static int cmd_topology(struct sys *s, bool json)
 	int ret;
 
 	/* The ISR's view, if debugfs shows it to us (root only). */
-	ret = isr_shape_read(&sh);
+	ret = isr_shape_read(&sh, false);
 	if (json) {
 		struct jobj o = { true };
 
@@ -511,6 +521,7 @@ enum {
 	OPT_DEPTH = 1 << 5,
 	OPT_HOLD_US = 1 << 6,
 	OPT_TOPOLOGY = 1 << 7,
+	OPT_ALL_UP = 1 << 8,
 };
 
 static const struct {
@@ -520,6 +531,7 @@ static const struct {
 	{ OPT_JSON, "--json" }, { OPT_HFI, "--hfi" }, { OPT_CLASS, "--class" },
 	{ OPT_DOWN, "--down" }, { OPT_HUB, "--hub" }, { OPT_DEPTH, "--depth" },
 	{ OPT_HOLD_US, "--hold-us" }, { OPT_TOPOLOGY, "--topology" },
+	{ OPT_ALL_UP, "--all-up" },
 };
 
 static const struct {
@@ -533,6 +545,8 @@ static const struct {
 	{ "topology", OPT_JSON, 0, NULL },
 	{ "links", OPT_JSON | OPT_CLASS | OPT_DOWN | OPT_HUB | OPT_TOPOLOGY, 0,
 	  cmd_links },
+	{ "reach", OPT_JSON | OPT_HUB | OPT_TOPOLOGY | OPT_ALL_UP, UINT_MAX,
+	  cmd_reach },
 	{ "link", 0, 3, cmd_link },
 	{ "reorder", OPT_DEPTH | OPT_HOLD_US, 1, cmd_reorder },
 	{ "drop", 0, 1, cmd_drop },
@@ -622,6 +636,9 @@ static int run(int argc, char **argv, char **args)
 			} else if (!strcmp(a, "--down")) {
 				ia.down = true;
 				given |= OPT_DOWN;
+			} else if (!strcmp(a, "--all-up")) {
+				ia.all_up = true;
+				given |= OPT_ALL_UP;
 			} else if ((r = option_value(argc, argv, &i, "--hfi", &val))) {
 				if (r < 0)
 					return EXIT_USAGE;

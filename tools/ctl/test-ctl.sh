@@ -10,7 +10,7 @@
 # TAP on stdout.
 # Usage: test-ctl.sh PATH-TO-percs-ctl PATH-TO-test-fake-hfi.so
 #        test-ctl.sh --count
-NTESTS=184
+NTESTS=237
 if [ "$1" = "--count" ]; then
 	echo "$NTESTS"
 	exit 0
@@ -284,7 +284,7 @@ check "--depth with links, exit 2" 2 "--depth applies to 'reorder' only, not 'li
 check "--hold-us with link, exit 2" 2 "--hold-us applies to 'reorder' only, not 'link'" "" -- \
 	fake "$ctl" link 3 up --hold-us 4
 check "--json with link, exit 2" 2 \
-	"--json applies to 'list', 'windows', 'topology', 'links', 'isr' and 'atomic', not 'link'" "" -- \
+	"--json applies to 'list', 'windows', 'topology', 'links', 'reach', 'isr' and 'atomic', not 'link'" "" -- \
 	fake "$ctl" --json link 3 down
 check "--json with reorder, exit 2" 2 "--json applies to .*, not 'reorder'" "" -- \
 	fake "$ctl" reorder 5 --json
@@ -693,7 +693,7 @@ fi
 for s in 2x2 3x2 4x3; do
 	"$ctl" links --topology $s --json > "$tmp/w-$s.json"
 done
-check "--topology with isr, exit 2" 2 "--topology applies to 'links' only, not 'isr'" "" -- \
+check "--topology with isr, exit 2" 2 "--topology applies to 'links' and 'reach', not 'isr'" "" -- \
 	fake "$ctl" isr --topology 2x2
 check "links --topology --down, exit 2" 2 "--down: the links of --topology 3x2 are all up" "" -- \
 	"$ctl" links --topology 3x2 --down
@@ -732,6 +732,296 @@ w = json.load(open('$tmp/w-3x2.json'))['links']
 want = [x for x in w if x['class'] == 'D' and 4 in (x['hub_a'], x['hub_b'])]
 assert d['links'] == want and len(want) == 16, d" -- "$ctl" links --topology 3x2 --class d --hub 4 --json
 
+# ---- reach: the routes left with links down ----
+# The oracle: the routes design.rst ("Routes") defines, computed from the
+# wiring 'links --topology SPEC --json' lists and not from route.c: one
+# direct route per D link of the two supernodes that is up and whose ends
+# the two hubs reach (a hub reaches itself and the hubs its L links that
+# are up join it to); within a supernode, the L link; and one indirect
+# route via each other supernode m: over a link into m the source reaches,
+# then a direct route from the hub it arrives at.  Where the link the model
+# picks into m decides (from some arrival hubs there is a way on, from
+# others not), both answers pass.  reach_oracle(d, wiring, named, now, hub)
+# checks reach's JSON d against it: the links down, every pair of hubs
+# (listed exactly when it lost a route, with the counts and vias left), the
+# totals.
+cat > "$tmp/oracle.py" <<'EOF'
+def reach_oracle(d, wiring, named, now=(), hub=None):
+    links = json.load(open(wiring))['links']
+    named, now = set(named), set(now)
+    down = named | now
+    got = {x['id']: x for x in d['down']}
+    assert sorted(got) == sorted(down), (sorted(got), sorted(down))
+    for i, x in got.items():
+        assert (x['named'], x['down_now']) == (i in named, i in now), x
+    topo = d['topology']
+    S, H = topo['supernodes'], topo['hubs_per_supernode']
+    N = S * H
+    assert (topo['hubs'], topo['links']) == (N, len(links)), topo
+    sn = lambda h: h // H
+    copies, ncopies, lup = {}, {}, set()
+    for l in links:
+        x, y = l['hub_a'], l['hub_b']
+        if l['class'] == 'D':
+            a, b = sn(x), sn(y)
+            ncopies[a, b] = ncopies[b, a] = ncopies.get((a, b), 0) + 1
+            if l['id'] not in down:
+                copies.setdefault((a, b), []).append((x, y))
+                copies.setdefault((b, a), []).append((y, x))
+        elif l['id'] not in down:
+            lup |= {(x, y), (y, x)}
+    near = lambda h, x: h == x or (h, x) in lup
+    def direct(s, t, a):
+        if a == sn(t):
+            return int(near(s, t))
+        return sum(near(s, x) and near(t, y) for x, y in copies.get((a, sn(t)), []))
+    pairs = {(p['src'], p['dst']): p for p in d['pairs']}
+    assert len(pairs) == len(d['pairs'])
+    checked = 0
+    for s in range(N):
+        for t in range(N):
+            if s == t or (hub is not None and hub not in (s, t)):
+                assert (s, t) not in pairs, (s, t)
+                continue
+            checked += 1
+            intra = sn(s) == sn(t)
+            dt = 1 if intra else ncopies[sn(s), sn(t)]
+            it = S - 1 if intra else S - 2
+            dl = direct(s, t, sn(s))
+            sure, maybe = set(), set()
+            for m in set(range(S)) - {sn(s), sn(t)}:
+                ok = [direct(y, t, m) > 0
+                      for x, y in copies.get((sn(s), m), []) if near(s, x)]
+                if ok and all(ok):
+                    sure.add(m)
+                elif any(ok):
+                    maybe.add(m)
+            p = pairs.get((s, t))
+            if p is None:
+                assert dl == dt and len(sure | maybe) == it, (s, t, dl, sure, maybe)
+                continue
+            assert (p['direct'], p['direct_total'], p['indirect_total']) == (dl, dt, it), (p, dl, dt, it)
+            assert sure <= set(p['via']) <= sure | maybe, (p, sure, maybe)
+            assert p['indirect'] == len(p['via']) == len(set(p['via'])), p
+            assert p['direct'] < dt or p['indirect'] < it, p
+            assert p['reachable'] == (p['direct'] + p['indirect'] > 0), p
+            assert (p['src_supernode'], p['dst_supernode']) == (sn(s), sn(t)), p
+    assert d['checked'] == checked, (d['checked'], checked)
+    assert d['lost'] == len(pairs), d['lost']
+    assert d['unreachable'] == sum(not p['reachable'] for p in pairs.values())
+EOF
+oracle="exec(open('$tmp/oracle.py').read())"
+# ids SPEC AWK-CONDITION: the ids of the links 'links --topology SPEC'
+# lists whose line ($2 class, $3 and $4 the hubs) meets the condition.
+ids() {
+	"$ctl" links --topology "$1" | awk "NR > 1 && ($2) { printf \"%s%s\", s, \$1; s = \",\" }"
+}
+d01=$(ids 3x2 '$2 == "D" && int($3 / 2) == 0 && int($4 / 2) == 1')
+dall=$(ids 2x2 '$2 == "D"')
+l01=$(ids 3x2 '$3 == 0 && $4 == 1')
+l23=$(ids 3x2 '$3 == 2 && $4 == 3')
+
+check "reach --topology without links, exit 2" 2 \
+	"reach --topology needs the links to take down: link ids as 'percs-ctl links --topology SPEC' shows them" "" -- \
+	"$ctl" reach --topology 3x2
+check "reach --all-up without links, exit 2" 2 "reach --all-up needs the links to take down" "" -- \
+	fake "$ctl" reach --all-up
+check "reach '' (an empty link name), exit 2" 2 "an empty link name: link ids as 'percs-ctl links' shows them" "" -- \
+	"$ctl" reach --topology 3x2 ""
+check "reach x, exit 2" 2 "bad link 'x': a link id as 'percs-ctl links' shows it" "" -- \
+	"$ctl" reach --topology 3x2 x
+check "reach 1,,2: an empty item, exit 2" 2 "bad link list '1,,2': an empty item" "" -- \
+	"$ctl" reach --topology 3x2 1,,2
+check "reach 4,: an empty item, exit 2" 2 "bad link list '4,': an empty item" "" -- \
+	"$ctl" reach --topology 3x2 4,
+check "reach 9-3: a range backwards, exit 2" 2 "bad link range '9-3': 9 is above 3" "" -- \
+	"$ctl" reach --topology 3x2 9-3
+check "reach 5-: a range without its end, exit 2" 2 "bad link range '5-': FIRST-LAST" "" -- \
+	"$ctl" reach --topology 3x2 5-
+check "reach -1, exit 2" 2 "bad link '-1'" "" -- "$ctl" reach --topology 3x2 -1
+check "reach 4294967296: past 32 bits, exit 2" 2 "bad link '4294967296'" "" -- \
+	"$ctl" reach --topology 3x2 4294967296
+check "reach 3 3: a link twice, exit 2" 2 "^percs-ctl: link 3 is named twice\$" "" -- \
+	"$ctl" reach --topology 3x2 3 3
+check "reach 2-4,4: a link twice in a range and a list, exit 2" 2 "link 4 is named twice" "" -- \
+	"$ctl" reach --topology 3x2 2-4,4
+check "reach 51: no such link, exit 2" 2 "link 51: no such link: topology 3x2 has links 0..50" "" -- \
+	"$ctl" reach --topology 3x2 51
+check "reach 0 of a system without links, exit 2" 2 "link 0: no such link: topology 1x1 has no links" "" -- \
+	"$ctl" reach --topology 1x1 0
+check "reach 40-60: a range past the last link, exit 2" 2 "link 51: no such link: topology 3x2 has links 0..50" "" -- \
+	"$ctl" reach --topology 3x2 40-60
+check "reach --topology 3x, exit 2" 2 \
+	"bad --topology '3x': topology spec: expected the hubs per supernode" "" -- \
+	"$ctl" reach --topology 3x 1
+check "reach --topology=600x2, exit 2" 2 "bad --topology '600x2': supernodes=600" "" -- \
+	"$ctl" reach --topology=600x2 1
+check "reach --topology without a value, exit 2" 2 "option '--topology' needs a value" "" -- \
+	"$ctl" reach 1 --topology
+check "reach --topology with --all-up, exit 2" 2 "--all-up goes with the module's topology" "" -- \
+	"$ctl" reach --topology 3x2 --all-up 1
+check "reach --hub 6 of 6 hubs, exit 2" 2 "--hub 6: topology 3x2 has hubs 0..5" "" -- \
+	"$ctl" reach --topology 3x2 --hub 6 1
+check "reach on 2048 hubs without --hub: too many routes, exit 2" 2 \
+	"topology 64x32: 2048 hubs, .* too many; name a hub with --hub" "" -- \
+	"$ctl" reach --topology 64x32 1
+check "reach --class, exit 2" 2 "--class applies to 'links' only, not 'reach'" "" -- \
+	"$ctl" reach --topology 3x2 --class D 1
+check "--all-up with links, exit 2" 2 "--all-up applies to 'reach' only, not 'links'" "" -- \
+	fake "$ctl" links --all-up
+
+# Every D link between supernodes 0 and 1 of three: only the route via 2.
+check_json "reach --topology 3x2, supernodes 0-1 cut: only indirect routes via 2" "
+$oracle
+reach_oracle(d, '$tmp/w-3x2.json', [$d01])
+assert len(d['down']) == 16, d['down']
+cut = [p for p in d['pairs'] if {p['src_supernode'], p['dst_supernode']} == {0, 1}]
+assert len(cut) == 2 * 2 * 2, cut
+for p in cut:
+    assert (p['direct'], p['direct_total'], p['via'], p['reachable']) == (0, 16, [2], True), p
+assert d['unreachable'] == 0" -- "$ctl" reach --topology 3x2 --json $d01
+check_json "reach --topology 3x2, supernodes 0-1 cut: the text agrees with --json" "
+rows = [l.split() for l in open('$tmp/text')]
+i = [r[:1] for r in rows].index(['FROM'])
+got = []
+for r in rows[i + 1:]:
+    if r[0] == 'hub':
+        break
+    dl, dt = map(int, r[2].split('/'))
+    il, it = map(int, r[3].split('/'))
+    got.append((int(r[0]), int(r[1]), dl, dt, il, it, r[4]))
+def ranges(v):
+    out, i = [], 0
+    while i < len(v):
+        j = i
+        while j + 1 < len(v) and v[j + 1] == v[j] + 1:
+            j += 1
+        out.append(str(v[i]) if i == j else '%d-%d' % (v[i], v[j]))
+        i = j + 1
+    return ','.join(out) or '-'
+want = [(p['src'], p['dst'], p['direct'], p['direct_total'], p['indirect'],
+         p['indirect_total'], ranges(p['via'])) for p in d['pairs']]
+assert got == want, (got, want)
+assert rows[i + 1 + len(want)] == ('hub pairs: %d checked, %d lost routes, %d unreachable' %
+                                   (d['checked'], d['lost'], d['unreachable'])).split()
+assert ['links', 'down:', '16'] in rows, rows" -- \
+	sh -c "'$ctl' reach --topology 3x2 $d01 > '$tmp/text' && '$ctl' reach --topology 3x2 $d01 --json"
+# Every D link of a 2-supernode system: the other supernode is unreachable.
+check_json "reach --topology 2x2, every D link: the other supernode unreachable" "
+$oracle
+reach_oracle(d, '$tmp/w-2x2.json', [$dall])
+bad = [(p['src'], p['dst']) for p in d['pairs'] if not p['reachable']]
+assert sorted(bad) == [(s, t) for s in range(4) for t in range(4) if s // 2 != t // 2], bad
+for p in d['pairs']:
+    if p['reachable']:
+        assert p['src_supernode'] == p['dst_supernode'], p
+        assert (p['direct'], p['indirect'], p['indirect_total']) == (1, 0, 1), p" -- \
+	"$ctl" reach --topology 2x2 --json $dall
+check "reach --topology 2x2, every D link: who cannot reach whom" 0 "" \
+	"^  from hub 1: hubs 2-3\$" -- "$ctl" reach --topology 2x2 $dall
+check "reach --topology 2x2, every D link: a row" 0 "" \
+	"^      2       1      0/32       0/0  -  unreachable\$" -- "$ctl" reach --topology 2x2 $dall
+check_json "reach --topology 3x2, the L link of hubs 0 and 1: indirect between them" "
+$oracle
+reach_oracle(d, '$tmp/w-3x2.json', [$l01])
+p = [p for p in d['pairs'] if (p['src'], p['dst']) in ((0, 1), (1, 0))]
+assert [(x['direct'], x['via']) for x in p] == [(0, [1, 2])] * 2, p" -- \
+	"$ctl" reach --topology 3x2 --json "$l01"
+for seed in 1 2 3; do
+	set=$(ids 4x3 "1" | tr , '\n' | awk -v seed=$seed 'BEGIN { srand(seed) } rand() < 0.3' |
+		paste -sd, -)
+	check_json "reach --topology 4x3, about 30% of the links down (awk seed $seed)" "
+$oracle
+reach_oracle(d, '$tmp/w-4x3.json', [$set])
+assert d['lost'] > 0" -- "$ctl" reach --topology 4x3 --json "$set"
+done
+check_json "reach --topology 3x2 --hub 4: the pairs from and to hub 4" "
+$oracle
+reach_oracle(d, '$tmp/w-3x2.json', [$d01], hub=4)
+assert d['hub'] == 4 and d['checked'] == 2 * 5, d" -- "$ctl" reach --topology 3x2 --hub 4 --json $d01
+check "reach --topology 3x2: the links down, named" 0 "" \
+	"^ *0 LL  *0  *1  *0  *0  *-  named\$" -- "$ctl" reach --topology 3x2 0
+
+# The module's topology: a fake debugfs of a 3x2 module whose isr/links is
+# the model's wiring (mtree NAME IDS: those links down; in $d).
+mtree() {
+	tree "$1"
+	printf '%s\n' "spec 3x2" "supernodes 3" "hubs_per_supernode 2" "hubs 6" \
+		"links 51" "d_links_per_pair 16" > "$d/isr/topology"
+	"$ctl" links --topology 3x2 | awk -v down=",$2," '
+		NR == 1 { print "id class hub_a hub_b port_a port_b state error_ppm packets flits flits_vc0 flits_vc1 flits_vc2 replays drops"; next }
+		{ print $1, $2, $3, $4, $5, $6, index(down, "," $1 ",") ? "down" : "up", 0, 7, 21, 21, 0, 0, 0, 0 }' \
+		> "$d/isr/links"
+}
+mtree cut "$d01,$l23"
+cut=$d
+"$ctl" reach --topology 3x2 --json $d01,$l23 > "$tmp/cut.json"
+check_json "reach on the module: its links down now, as --topology with them named" "
+$oracle
+reach_oracle(d, '$tmp/w-3x2.json', [], now=[$d01, $l23])
+assert d['pairs'] == json.load(open('$tmp/cut.json'))['pairs']" -- at "$cut" "$ctl" reach --json
+check_json "reach 0 on the module: link 0 too" "
+$oracle
+reach_oracle(d, '$tmp/w-3x2.json', [0], now=[$d01, $l23])" -- at "$cut" "$ctl" reach --json 0
+check_json "reach --all-up 0 on the module: only link 0" "
+$oracle
+reach_oracle(d, '$tmp/w-3x2.json', [0])" -- at "$cut" "$ctl" reach --json --all-up 0
+check "reach --all-up of a link down now" 0 "" "^ *${d01%%,*} D  .*  now, named\$" -- \
+	at "$cut" "$ctl" reach --all-up "${d01%%,*}"
+check "reach on the module: a link down now" 0 "" "^ *${d01##*,} D  .*  now\$" -- \
+	at "$cut" "$ctl" reach
+mtree up ""
+check "reach on the module, every link up" 0 "" "^hub pairs: 30 checked, 0 lost routes, 0 unreachable\$" -- \
+	at "$d" "$ctl" reach
+check_json "reach --json on the module, every link up" "
+assert (d['down'], d['pairs'], d['checked'], d['lost']) == ([], [], 30, 0), d" -- \
+	at "$d" "$ctl" reach --json
+check "reach 51 on the module: no such link, exit 2" 2 "link 51: no such link: topology 3x2 has links 0..50" "" -- \
+	at "$cut" "$ctl" reach 51
+check "reach --hub 6 on the module, exit 2" 2 "--hub 6: topology 3x2 has hubs 0..5" "" -- \
+	at "$cut" "$ctl" reach --hub 6
+check "reach on a module percs-ctl's model does not match: links, exit 1" 1 \
+	"isr/topology: 6 links, topology 2x2 has 34 in percs-ctl's firmware model: it does not match the module's" "" -- \
+	fake "$ctl" reach
+mtree moved ""
+sed -i 's/^4 D 1 3 /4 D 1 2 /' "$d/isr/links"
+check "reach: a link the model wires elsewhere, exit 1" 1 \
+	"isr/links:6: link 4 is D from hub 1 port 31 to hub 2 port 39, in percs-ctl's firmware model of 3x2 D from hub 1 port 31 to hub 3 port 39" "" -- \
+	at "$d" "$ctl" reach
+mtree short ""
+sed -i '$d' "$d/isr/links"
+check "reach: a link missing from isr/links, exit 1" 1 "isr/links: 50 links, topology 3x2 has 51" "" -- \
+	at "$d" "$ctl" reach --json
+mtree twice ""
+sed -n 3p "$d/isr/links" >> "$d/isr/links"
+check "reach: a link listed twice, exit 1" 1 "isr/links:53: link 1 listed twice" "" -- \
+	at "$d" "$ctl" reach
+mtree bad ""
+sed -i 's/^2 LL 4 5 0 0 up/2 LL 4 5 0 0 sideways/' "$d/isr/links"
+check "reach: a malformed isr/links, exit 1" 1 "isr/links:4: state 'sideways' is not up or down" "" -- \
+	at "$d" "$ctl" reach
+mtree nospec ""
+sed -i '/^spec /d' "$d/isr/topology"
+check "reach: isr/topology without a spec, exit 1" 1 "isr/topology: no 'spec' line" "" -- \
+	at "$d" "$ctl" reach
+mtree badspec ""
+sed -i 's/^spec .*/spec 9x/' "$d/isr/topology"
+check "reach: a spec the model refuses, exit 1" 1 \
+	"isr/topology: spec '9x': topology spec: .* (percs-ctl's firmware model does not match the module's)" "" -- \
+	at "$d" "$ctl" reach
+mtree nolinks ""
+rm "$d/isr/links"
+check "reach: isr/links missing, exit 1" 1 "$d/isr/links: No such file or directory" "" -- \
+	at "$d" "$ctl" reach
+check "reach without the module or debugfs, exit 1" 1 \
+	"percs module not loaded or debugfs not mounted: $tmp/nodbg missing" "" -- nosys "$ctl" reach 3
+if [ -n "$unpriv_skip" ]; then
+	skip "reach as a user: root only" "$unpriv_skip"
+else
+	check "reach as a user: root only" 1 \
+		"isr/topology: Permission denied (the ISR's debugfs files are root only)" "" -- \
+		unpriv "$ctl" reach
+fi
 echo "# $((n - failed)) passed, $failed failed"
 [ "$n" -eq "$NTESTS" ] || echo "# ran $n tests, planned $NTESTS"
 [ "$failed" -eq 0 ] && [ "$n" -eq "$NTESTS" ]
