@@ -8,10 +8,14 @@
  * direct route crosses one D link, an indirect one two (the second on
  * virtual channel 1).  Links go down and up with traffic continuing, the
  * last route going gives the sender -EHOSTUNREACH, transient link errors
- * are replayed without loss, and the counters add up.
+ * are replayed without loss, and the counters add up.  "percs-ctl reach"
+ * ($PERCS_BUILD/tools/percs-ctl) says, with links down, which routes each
+ * pair of hubs has left: sends in every mode get through or fail as it
+ * says.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -492,6 +496,272 @@ TEST_F(isr, l_link_down_indirect_only)
 	ASSERT_EQ(0, link_set(id, true));
 	EXPECT_LE(0, stream(_metadata, self->e.tx, self->e.rx_same,
 			    PERCS_ROUTE_DIRECT, 0, 100));
+}
+
+/* ---- percs-ctl reach against the module's routing ---- */
+
+#define NHUBS		12	/* 3x4 */
+#define NSN		3
+
+/* What reach says of one ordered pair of hubs. */
+struct reach_pair {
+	bool listed;		/* lost a route */
+	unsigned int direct, direct_total, indirect, indirect_total;
+	bool via[NSN];
+};
+
+struct reach {
+	struct reach_pair p[NHUBS][NHUBS];
+	unsigned int checked, lost, unreachable;
+	unsigned int down_now;	/* links it lists as down now */
+};
+
+/* "1-2,4" or "-" into @via; false if malformed. */
+static bool parse_vias(const char *s, bool *via)
+{
+	unsigned int a, b;
+	int n;
+
+	if (!strcmp(s, "-"))
+		return true;
+	while (*s) {
+		if (sscanf(s, "%u-%u%n", &a, &b, &n) == 2) {
+			s += n;
+		} else if (sscanf(s, "%u%n", &a, &n) == 1) {
+			b = a;
+			s += n;
+		} else {
+			return false;
+		}
+		if (a > b || b >= NSN)
+			return false;
+		while (a <= b)
+			via[a++] = true;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return false;
+	}
+	return true;
+}
+
+/* Run "percs-ctl reach" on the module and read its text; 0 or -errno. */
+static int run_reach(struct __test_metadata *_metadata, struct reach *r)
+{
+	const char *build = getenv("PERCS_BUILD");
+	char cmd[4200], line[512], via[128];
+	bool table = false, summary = false;
+	unsigned int s, d, dl, dt, il, it;
+	FILE *f;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(cmd, sizeof(cmd), "%s/tools/percs-ctl", build ? build : "build");
+	if (access(cmd, X_OK))
+		return -ENOENT;
+	strncat(cmd, " reach", sizeof(cmd) - strlen(cmd) - 1);
+	f = popen(cmd, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "hub pairs: %u checked, %u lost routes, %u unreachable",
+			   &r->checked, &r->lost, &r->unreachable) == 3) {
+			table = false;
+			summary = true;
+		} else if (strstr(line, " FROM ") && strstr(line, " VIA")) {
+			table = true;
+		} else if (table) {
+			struct reach_pair *p;
+
+			if (sscanf(line, "%u %u %u/%u %u/%u %127s", &s, &d, &dl,
+				   &dt, &il, &it, via) != 7 || s >= NHUBS ||
+			    d >= NHUBS || s == d) {
+				TH_LOG("reach: bad line '%s'", line);
+				pclose(f);
+				return -EPROTO;
+			}
+			p = &r->p[s][d];
+			*p = (struct reach_pair) {
+				.listed = true, .direct = dl,
+				.direct_total = dt, .indirect = il,
+				.indirect_total = it,
+			};
+			if (!parse_vias(via, p->via)) {
+				TH_LOG("reach: bad vias '%s'", via);
+				pclose(f);
+				return -EPROTO;
+			}
+		} else if (strstr(line, " now\n") || strstr(line, " now, named\n")) {
+			r->down_now++;
+		}
+	}
+	if (pclose(f)) {
+		TH_LOG("'%s' failed", cmd);
+		return -EIO;
+	}
+	return summary ? 0 : -EPROTO;
+}
+
+/*
+ * One packet from @tx to @rx in @mode (@arg: sw_indirect's supernode),
+ * with a completion: its status.
+ */
+static int send_one(struct percs_window *tx, struct percs_window *rx,
+		    uint8_t mode, uint16_t arg)
+{
+	struct percs_pkt_hdr h = {
+		.kind = PERCS_PKT_FIFO, .route = mode, .route_arg = arg,
+		.flags = PERCS_PKT_F_NOTIFY, .dst = percs_window_addr(rx),
+		.tag = 0x5eac,
+	};
+	struct percs_pkt_hdr rh;
+	struct percs_cqe cqe;
+	unsigned char buf[64];
+	int ret;
+
+	ret = percs_send_compose_hdr(tx, &h, NULL, 0);
+	if (ret)
+		return ret;
+	ret = percs_send_trigger(tx);
+	if (ret)
+		return ret;
+	if (pt_cq_wait(tx, &cqe, PT_TIMEOUT_MS) != 1)
+		return -ETIMEDOUT;
+	while (percs_recv(rx, &rh, buf, sizeof(buf)) >= 0)
+		;
+	return cqe.res;
+}
+
+/* One send in @mode should get through (@ok) or find no route. */
+static unsigned int check_send(struct __test_metadata *_metadata,
+			       struct percs_window *const *w, unsigned int s,
+			       unsigned int d, uint8_t mode, uint16_t arg,
+			       bool ok)
+{
+	int want = ok ? 0 : -EHOSTUNREACH;
+	int got = send_one(w[s], w[d], mode, arg);
+
+	if (got == want)
+		return 0;
+	TH_LOG("hub %u -> %u, route %s (arg %u): %d, reach says %d", s, d,
+	       mode == PERCS_ROUTE_DIRECT ? "hw_direct" :
+	       mode == PERCS_ROUTE_HW_INDIRECT ? "hw_indirect" :
+	       mode == PERCS_ROUTE_DIRECT_STRIPED ? "hw_direct_striped" :
+	       "sw_indirect", arg, got, want);
+	return 1;
+}
+
+/*
+ * Every ordered pair of hubs, in every mode (sw_indirect through each
+ * supernode it may name): the send gets through exactly when reach says
+ * a route of that mode is left; a pair it does not list has all its
+ * routes.  Returns the sends that disagreed.
+ */
+static unsigned int check_reach(struct __test_metadata *_metadata,
+				const struct reach *r,
+				struct percs_window *const *w)
+{
+	unsigned int s, d, m, bad = 0;
+
+	for (s = 0; s < NHUBS; s++) {
+		for (d = 0; d < NHUBS; d++) {
+			const struct reach_pair *p = &r->p[s][d];
+			bool direct = !p->listed || p->direct;
+			bool indirect = !p->listed || p->indirect;
+
+			if (s == d)
+				continue;
+			bad += check_send(_metadata, w, s, d, PERCS_ROUTE_DIRECT,
+					  0, direct);
+			bad += check_send(_metadata, w, s, d,
+					  PERCS_ROUTE_HW_INDIRECT, 0, indirect);
+			bad += check_send(_metadata, w, s, d,
+					  PERCS_ROUTE_DIRECT_STRIPED, 0,
+					  direct || indirect);
+			for (m = 0; m < NSN; m++)
+				if (m != s / 4 && m != d / 4)
+					bad += check_send(_metadata, w, s, d,
+							  PERCS_ROUTE_SW_INDIRECT,
+							  m, !p->listed || p->via[m]);
+		}
+	}
+	return bad;
+}
+
+/*
+ * The D links between supernodes 0 and 1, the L links of hubs 0-1 and
+ * 8-9 and the D links of hub 4 to supernode 2 down: every send agrees
+ * with reach; then every D link of supernode 0 too, which cuts it off
+ * (and hubs 0 and 1 from each other, with no way out for an indirect
+ * route): reach says so, and every mode fails between them.
+ */
+TEST_F(isr, reach_agrees_with_routing)
+{
+	struct links *ls = self->e.before;
+	struct percs_window *w[NHUBS] = { 0 };
+	struct percs_hfi *hfi[NHUBS] = { 0 };
+	unsigned int i, h, ndown = 0, bad;
+	struct reach *r = calloc(1, sizeof(*r));
+	int ret;
+
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, read_links(ls));
+	for (i = 0, h = 0; i < ls->n; i++)
+		if (ls->l[i].hub_b >= h)
+			h = ls->l[i].hub_b + 1;
+	ASSERT_EQ(NHUBS, h);
+	for (i = 0; i < ls->n; i++) {
+		const struct link *l = &ls->l[i];
+		bool l01 = !is_d(l) && l->hub_a == 0 && l->hub_b == 1;
+		bool l89 = !is_d(l) && l->hub_a == 8 && l->hub_b == 9;
+		bool d4 = is_d(l) && l->hub_a == 4 && l->hub_b / 4 == 2;
+
+		if (d_sn0_sn1(l) || l01 || l89 || d4) {
+			ASSERT_EQ(0, link_set(l->id, false));
+			ndown++;
+		}
+	}
+	ret = run_reach(_metadata, r);
+	if (ret == -ENOENT) {
+		free(r);
+		SKIP(return, "no percs-ctl in $PERCS_BUILD/tools (make ctl)");
+	}
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(ndown, r->down_now);
+	EXPECT_EQ(NHUBS * (NHUBS - 1), r->checked);
+	EXPECT_LT(0, r->lost);
+	EXPECT_EQ(0, r->unreachable);
+	/* what the links taken down must have cost */
+	EXPECT_TRUE(r->p[0][4].listed && !r->p[0][4].direct);
+	EXPECT_TRUE(r->p[0][1].listed && !r->p[0][1].direct);
+
+	for (h = 0; h < NHUBS; h++) {
+		ASSERT_EQ(0, pt_hfi_open(h, 0, &hfi[h]));
+		ASSERT_EQ(0, pt_reserve(hfi[h], 0, FIFO, FIFO, self->e.key,
+					PERCS_WINDOW_ANY, &w[h]));
+	}
+	bad = check_reach(_metadata, r, w);
+	EXPECT_EQ(0, bad);
+
+	/* Supernode 0 cut off: its D links to supernode 2 as well. */
+	for (i = 0; i < ls->n; i++)
+		if (is_d(&ls->l[i]) && ls->l[i].hub_a / 4 == 0)
+			ASSERT_EQ(0, link_set(ls->l[i].id, false));
+	ASSERT_EQ(0, run_reach(_metadata, r));
+	/* both ways between its 4 hubs and the 8 others, and hubs 0-1 */
+	EXPECT_EQ(2 * 4 * 8 + 2, r->unreachable);
+	for (h = 1; h < NHUBS; h++)
+		EXPECT_EQ(h == 1 || h >= 4, r->p[0][h].listed &&
+			  !r->p[0][h].direct && !r->p[0][h].indirect);
+	bad = check_reach(_metadata, r, w);
+	EXPECT_EQ(0, bad);
+
+	for (h = 0; h < NHUBS; h++) {
+		if (w[h])
+			percs_window_release(w[h]);
+		if (hfi[h])
+			percs_hfi_close(hfi[h]);
+	}
+	free(r);
 }
 
 /* Transient errors on every link: replayed, counted, nothing lost. */

@@ -60,10 +60,10 @@ $(ST_HELPER): $(ST_DIR)/helpers/pt-helper.c $(SRC)/include/uapi/linux/percs.h
 # selftests/vm-tests.sh runs the suite on one kernel: Debian's (vm-tests),
 # or a debug kernel built once and cached (vm-tests-kasan, vm-tests-kcsan).
 # Failing tests do not stop make: scripts/summary.sh counts the TAP files.
-vm-tests: module lib $(ST_LIBSAN) selftests bench
+vm-tests: module lib $(ST_LIBSAN) selftests bench ctl
 	@PERCS_BUILD=$(BUILD) PERCS_VM_TIMEOUT=$(ST_VM_TIMEOUT) \
 		$(ST_DIR)/vm-tests.sh stock
 
-vm-tests-kasan vm-tests-kcsan: lib $(ST_LIBSAN) selftests
+vm-tests-kasan vm-tests-kcsan: lib $(ST_LIBSAN) selftests ctl
 	@PERCS_BUILD=$(BUILD) PERCS_VM_TIMEOUT=$(ST_VM_TIMEOUT) \
 		$(ST_DIR)/vm-tests.sh $(@:vm-tests-%=%)
