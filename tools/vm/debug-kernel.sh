@@ -5,13 +5,20 @@
 # linux-source-6.1 with tools/vm/kconfig/debug-FLAVOR.config and print the
 # path of its tree (bzImage at arch/x86/boot/bzImage; build modules for it
 # with make -C TREE M=...).
+# debug-kernel.sh --cached FLAVOR: print the path only if that kernel is
+# built already; exit 1 without building it if not.
 #
 # Cached outside the work tree in $PERCS_KERNEL_CACHE (default
 # /var/cache/percs) under a name made of the source package version and a
 # hash of the fragment: rebuilt only when either changes.  A build takes
 # 10-15 minutes on 2 cores; progress goes to stderr.
 set -euo pipefail
-flavor=${1:?usage: debug-kernel.sh kasan|kcsan}
+cached_only=0
+if [ "${1-}" = --cached ]; then
+	cached_only=1
+	shift
+fi
+flavor=${1:?usage: debug-kernel.sh [--cached] kasan|kcsan}
 here=$(cd "$(dirname "$0")" && pwd)
 frag=$here/kconfig/debug-$flavor.config
 [ -r "$frag" ] || { echo "debug-kernel.sh: no fragment $frag" >&2; exit 2; }
@@ -26,6 +33,10 @@ say() { echo "debug-kernel($flavor): $*" >&2; }
 if [ -f "$tree/.percs-built" ]; then
 	echo "$tree"
 	exit 0
+fi
+if [ $cached_only = 1 ]; then
+	echo "debug-kernel.sh: the $flavor kernel is not built (in $cache)" >&2
+	exit 1
 fi
 
 mkdir -p "$cache"
