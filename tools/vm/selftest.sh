@@ -3,14 +3,16 @@
 #
 # selftest.sh: check tools/vm/percs-vm itself (TAP on stdout): exit status,
 # argument passing, the output share, host binaries built with ASan,
-# --module, --timeout, the boot watchdog, the oracle and a kernel panic.
+# --module, --timeout, the boot watchdog, the oracle, a kernel panic, and
+# the arguments it adds for the kernel it boots (a debug kernel's boot
+# is skipped when none is built).
 # selftest.sh --count prints the number of tests.
 
 set -uo pipefail
 
 tests=(
 	usage exit_status argv out_share asan module insmod_fails timeout
-	boot_watchdog oracle_file oracle_live panic
+	boot_watchdog oracle_file oracle_live panic kernel_args debug_kernel
 )
 if [ "${1-}" = --count ]; then
 	echo "${#tests[@]}"
@@ -179,6 +181,75 @@ t_oracle_live() {
 t_panic() {
 	run_vm -- sh -c 'echo c >/proc/sysrq-trigger' >/dev/null 2>&1
 	expect 125 $? "exit status"
+}
+
+# kboot CONFIG-LINE... -- PERCS-VM-ARGS...: boot the host's kernel as a
+# --kernel tree ($scratch/ktree) whose .config holds CONFIG-LINE...; echo the
+# command line the kernel reports.  The tree's initramfs (of its own
+# release, in a cache of its own) has no modules, so the boot ends in the
+# init, unable to mount anything: percs-vm exits 125, which is all this
+# needs.  percs-vm's stderr goes to $scratch/kboot.err.
+kboot() {
+	local t=$scratch/ktree out=$scratch/kboot
+	rm -rf "$t" "$out"
+	mkdir -p "$t/arch/x86/boot" "$t/include/config" "$out"
+	ln -s "/boot/vmlinuz-$kver" "$t/arch/x86/boot/bzImage"
+	echo "$kver-percs-selftest" >"$t/include/config/kernel.release"
+	: >"$t/.config"
+	while [ "$1" != -- ]; do
+		echo "$1" >>"$t/.config"
+		shift
+	done
+	shift
+	PERCS_VM_CACHE=$scratch/cache "$vm" --out "$out" --kernel "$t" \
+		--append loglevel=7 "$@" -- true >/dev/null 2>"$scratch/kboot.err"
+	echo "# percs-vm exit $?, $(grep -m1 'adding\|not adding' "$scratch/kboot.err")"
+	sed -n 's/.*Kernel command line: //p' "$out/console.log" | tr -d '\r' | head -n 1
+}
+
+t_kernel_args() {
+	local line
+	if [ ! -r "/boot/vmlinuz-$kver" ]; then
+		skip="cannot read /boot/vmlinuz-$kver"
+		return 0
+	fi
+	# ACPI and KASAN, as a debug kernel: acpi=noirq added.
+	line=$(kboot CONFIG_ACPI=y CONFIG_KASAN=y --)
+	printf '%s\n' "$line" | grep '^#'
+	line=$(printf '%s\n' "$line" | grep -v '^#')
+	expect 1 "$(grep -c ' acpi=noirq' <<<"$line")" "acpi=noirq in '$line'" ||
+		return 1
+	expect 1 "$(grep -c 'adding acpi=noirq to the kernel command line: .*/ktree/.config has ACPI and KASAN' \
+		"$scratch/kboot.err")" "the reason on stderr" || return 1
+	# Without the debug instrumentation (as Debian's kernel): nothing.
+	line=$(kboot CONFIG_ACPI=y '# CONFIG_KASAN is not set' -- | grep -v '^#')
+	expect 1 "$(grep -c 'rdinit=/init loglevel=7$' <<<"$line")" \
+		"nothing added to '$line'" || return 1
+	# An acpi= of the caller's own wins.
+	line=$(kboot CONFIG_ACPI=y CONFIG_PROVE_LOCKING=y -- --append acpi=strict |
+		grep -v '^#')
+	expect 1 "$(grep -c 'rdinit=/init loglevel=7 acpi=strict$' <<<"$line")" \
+		"only the caller's acpi= in '$line'"
+}
+
+t_debug_kernel() {
+	local tree out=$scratch/debug got rc boot
+	tree=$("$here/debug-kernel.sh" --cached kasan 2>/dev/null) ||
+		tree=$("$here/debug-kernel.sh" --cached kcsan 2>/dev/null) || {
+		skip="no debug kernel built (tools/vm/debug-kernel.sh kasan)"
+		return 0
+	}
+	mkdir -p "$out"
+	# No --append: percs-vm adds what the kernel needs (without
+	# acpi=noirq the boot stalls: ACPI's _PRT times out for each device).
+	got=$(run_vm --out "$out" --kernel "$tree" -- cat /proc/cmdline)
+	rc=$?
+	expect 0 "$rc" "exit status" || return 1
+	expect 1 "$(grep -c ' acpi=noirq' <<<"$got")" "acpi=noirq in /proc/cmdline: '$got'" ||
+		return 1
+	boot=$(sed -n 's/^boot_to_command_s=\([0-9]*\).*/\1/p' "$out/vm-times.txt")
+	echo "# $tree: the command started ${boot:-?} s after launch"
+	expect 1 "$((${boot:-999} < 150))" "started within 150 s"
 }
 
 echo "TAP version 13"

@@ -4,8 +4,10 @@
 #
 #   make vm-selftest   check percs-vm itself: exit status, argument passing,
 #                      the output share, ASan binaries, --module, --timeout,
-#                      the kernel-log oracle, a panic. Boots about a dozen
-#                      VMs (about a minute); writes
+#                      the kernel-log oracle, a panic, the arguments it adds
+#                      for the kernel it boots (and a debug kernel's boot if
+#                      one is built). Boots about fifteen VMs (a minute or
+#                      two); writes
 #                      $(BUILD)/results/percs-vm.{tap,expected}.
 #                      Part of vm-tests unless VM_SELFTEST=0.
 #
