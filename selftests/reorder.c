@@ -122,6 +122,31 @@ FIXTURE_TEARDOWN(reorder)
 			percs_hfi_close(self->hfi[i]);
 }
 
+/*
+ * Set the network's knobs, then reserve a sender on hub 0 and a receiver
+ * (a receive FIFO of @recv_size bytes) on the last hub.
+ * Return: 0, or the first failure's -errno.
+ */
+static int held_pair(FIXTURE_DATA(reorder) *self, unsigned long ppm,
+		     unsigned long depth, unsigned long hold_us,
+		     uint32_t recv_size, struct percs_window **tx,
+		     struct percs_window **rx)
+{
+	int ret = pt_isr_set("reorder_ppm", ppm);
+
+	if (!ret)
+		ret = pt_isr_set("reorder_depth", depth);
+	if (!ret)
+		ret = pt_isr_set("hold_us", hold_us);
+	if (!ret)
+		ret = pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
+				 PERCS_WINDOW_ANY, tx);
+	if (!ret)
+		ret = pt_reserve(self->hfi[1], 0, BIG_FIFO, recv_size,
+				 self->key, PERCS_WINDOW_ANY, rx);
+	return ret;
+}
+
 /* Out-of-range and malformed knob values are refused and change nothing. */
 TEST_F(reorder, knobs_refuse_bad_values)
 {
@@ -226,13 +251,7 @@ TEST_F(reorder, stream_arrives_out_of_order_exactly_once)
 	struct seen s;
 
 	ASSERT_LE(0, held0);
-	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 250000));
-	ASSERT_EQ(0, pt_isr_set("reorder_depth", 8));
-	ASSERT_EQ(0, pt_isr_set("hold_us", 200));
-	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &tx));
-	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &rx));
+	ASSERT_EQ(0, held_pair(self, 250000, 8, 200, BIG_FIFO, &tx, &rx));
 	stream(_metadata, tx, rx, variant->imm, n, variant->len, 16, &s);
 	EXPECT_EQ(n, s.received);
 	EXPECT_EQ(0, s.dups);
@@ -255,13 +274,7 @@ TEST_F(reorder, held_packets_wait_for_room)
 	struct percs_window *tx, *rx;
 	struct seen s;
 
-	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
-	ASSERT_EQ(0, pt_isr_set("reorder_depth", 4));
-	ASSERT_EQ(0, pt_isr_set("hold_us", 100));
-	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &tx));
-	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, SMALL_FIFO,
-				self->key, PERCS_WINDOW_ANY, &rx));
+	ASSERT_EQ(0, held_pair(self, 1000000, 4, 100, SMALL_FIFO, &tx, &rx));
 	/* Drain only every 64 packets: the small FIFO fills up. */
 	stream(_metadata, tx, rx, variant->imm, n, variant->len, 64, &s);
 	EXPECT_EQ(n, s.received);
@@ -282,13 +295,7 @@ TEST_F(reorder, lone_packet_arrives_after_hold_time)
 	struct percs_addr dst;
 	uint64_t t0;
 
-	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
-	ASSERT_EQ(0, pt_isr_set("reorder_depth", 8));
-	ASSERT_EQ(0, pt_isr_set("hold_us", 50000));
-	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &tx));
-	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &rx));
+	ASSERT_EQ(0, held_pair(self, 1000000, 8, 50000, BIG_FIFO, &tx, &rx));
 	dst = percs_window_addr(rx);
 	pt_fill(buf, variant->len, 99);
 	t0 = pt_now_ms();
@@ -318,13 +325,7 @@ TEST_F(reorder, target_closes_with_packets_in_flight)
 	unsigned int i;
 
 	ASSERT_LE(0, discarded0);
-	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
-	ASSERT_EQ(0, pt_isr_set("reorder_depth", 64));
-	ASSERT_EQ(0, pt_isr_set("hold_us", 1000000));
-	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &tx));
-	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &rx));
+	ASSERT_EQ(0, held_pair(self, 1000000, 64, 1000000, BIG_FIFO, &tx, &rx));
 	dst = percs_window_addr(rx);
 	/* Depth 64: the first of 10 packets waits for 64 overtakers. */
 	for (i = 0; i < 10; i++) {
@@ -380,13 +381,7 @@ TEST_F(reorder, notify_can_come_before_arrival)
 	struct percs_addr dst;
 	struct percs_cqe c;
 
-	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
-	ASSERT_EQ(0, pt_isr_set("reorder_depth", 8));
-	ASSERT_EQ(0, pt_isr_set("hold_us", 300000));
-	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &tx));
-	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &rx));
+	ASSERT_EQ(0, held_pair(self, 1000000, 8, 300000, BIG_FIFO, &tx, &rx));
 	dst = percs_window_addr(rx);
 	pt_fill(buf, variant->len, 5);
 	ASSERT_EQ(0, send_flagged(tx, &dst, variant->imm, buf, variant->len,
@@ -413,13 +408,7 @@ TEST_F(reorder, notify_remote_waits_for_arrival)
 	struct percs_cqe c;
 	uint64_t t0;
 
-	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
-	ASSERT_EQ(0, pt_isr_set("reorder_depth", 8));
-	ASSERT_EQ(0, pt_isr_set("hold_us", 300000));
-	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &tx));
-	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &rx));
+	ASSERT_EQ(0, held_pair(self, 1000000, 8, 300000, BIG_FIFO, &tx, &rx));
 	dst = percs_window_addr(rx);
 	pt_fill(buf, variant->len, 6);
 	t0 = pt_now_ms();
@@ -459,13 +448,7 @@ TEST_F(reorder, notify_remote_stream_never_ahead_of_arrivals)
 	struct seen s;
 	int k, i, ret;
 
-	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 250000));
-	ASSERT_EQ(0, pt_isr_set("reorder_depth", 8));
-	ASSERT_EQ(0, pt_isr_set("hold_us", 2000));
-	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &tx));
-	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, SMALL_FIFO,
-				self->key, PERCS_WINDOW_ANY, &rx));
+	ASSERT_EQ(0, held_pair(self, 250000, 8, 2000, SMALL_FIFO, &tx, &rx));
 	dst = percs_window_addr(rx);
 	seen_init(&s, n);
 	got = calloc(n, 1);
@@ -528,13 +511,7 @@ TEST_F(reorder, notify_remote_of_discarded_packets)
 	struct percs_addr dst;
 	long held;
 
-	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
-	ASSERT_EQ(0, pt_isr_set("reorder_depth", 64));
-	ASSERT_EQ(0, pt_isr_set("hold_us", 1000000));
-	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &tx));
-	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &rx));
+	ASSERT_EQ(0, held_pair(self, 1000000, 64, 1000000, BIG_FIFO, &tx, &rx));
 	dst = percs_window_addr(rx);
 	for (i = 0; i < 10; i++) {
 		pt_fill(buf, variant->len, i);
@@ -570,13 +547,7 @@ TEST_F(reorder, notify_remote_sender_closes_first)
 	struct percs_addr dst;
 	unsigned int i;
 
-	ASSERT_EQ(0, pt_isr_set("reorder_ppm", 1000000));
-	ASSERT_EQ(0, pt_isr_set("reorder_depth", 64));
-	ASSERT_EQ(0, pt_isr_set("hold_us", 20000));
-	ASSERT_EQ(0, pt_reserve(self->hfi[0], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &tx));
-	ASSERT_EQ(0, pt_reserve(self->hfi[1], 0, BIG_FIFO, BIG_FIFO, self->key,
-				PERCS_WINDOW_ANY, &rx));
+	ASSERT_EQ(0, held_pair(self, 1000000, 64, 20000, BIG_FIFO, &tx, &rx));
 	dst = percs_window_addr(rx);
 	for (i = 0; i < 10; i++) {
 		pt_fill(buf, variant->len, i);
