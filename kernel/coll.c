@@ -59,8 +59,6 @@
 #include "cau_tree.h"
 #include "cau.h"	/* firmware-model: the ALU */
 
-#define PERCS_COLL_RTO_NS	(100 * NSEC_PER_USEC)
-
 static struct percs_cau_slot *percs_coll_slot(struct percs_cau_node *n,
 					      u64 seq)
 {
@@ -82,7 +80,7 @@ static void percs_coll_enqueue(struct percs_cau_tree *t,
 			       const struct percs_cau_msg *m)
 {
 	if (t->ring_tail - t->ring_head >= t->ring_size) {
-		percs_coll_arm(t, PERCS_COLL_RTO_NS);
+		percs_coll_arm(t, PERCS_CAU_RTO_NS);
 		return;
 	}
 	t->ring[t->ring_tail++ & (t->ring_size - 1)] = *m;
@@ -127,12 +125,12 @@ static void percs_coll_xmit(struct percs_cau_tree *t, u8 type, u16 from,
 
 	if (!r) {
 		/* No route now: it is sent again later. */
-		percs_coll_arm(t, PERCS_COLL_RTO_NS);
+		percs_coll_arm(t, PERCS_CAU_RTO_NS);
 		return;
 	}
 	percs_dgram_fate(pd, r, &f);
 	if (!f.copies) {
-		percs_coll_arm(t, PERCS_COLL_RTO_NS);	/* lost: resent */
+		percs_coll_arm(t, PERCS_CAU_RTO_NS);	/* lost: resent */
 		return;
 	}
 	for (i = 0; i < f.copies; i++) {
@@ -150,7 +148,7 @@ static void percs_coll_xmit(struct percs_cau_tree *t, u8 type, u16 from,
 }
 
 /* Combine @in into slot @s (FPU for float sums and products). */
-static void percs_coll_combine(struct percs_cau_slot *s, const void *in)
+static void percs_coll_slot_combine(struct percs_cau_slot *s, const void *in)
 {
 	bool fpu = fm_cau_needs_fpu(s->op, s->type);
 
@@ -191,22 +189,27 @@ static void percs_coll_input(struct percs_cau_tree *t,
 	} else if (first) {
 		memcpy(s->acc, data, PERCS_CAU_PAYLOAD);
 	} else if (!s->status) {
-		percs_coll_combine(s, data);
+		percs_coll_slot_combine(s, data);
 	}
+}
+
+/* One bit per child of @n, as a slot's @have records their inputs. */
+static u64 percs_coll_kids_mask(const struct percs_cau_node *n)
+{
+	BUILD_BUG_ON(PERCS_CAU_MAX_CHILDREN > 64);
+	return n->nr_children == 64 ? ~0ULL : BIT_ULL(n->nr_children) - 1;
 }
 
 static bool percs_coll_all_in(const struct percs_cau_node *n,
 			      const struct percs_cau_slot *s)
 {
-	u64 all = n->nr_children == 64 ? ~0ULL : BIT_ULL(n->nr_children) - 1;
-
-	return s->local && s->have == all;
+	return s->local && s->have == percs_coll_kids_mask(n);
 }
 
 /* Ordered: combine the kept inputs in member, then child order. */
-static void percs_coll_combine_ordered(struct percs_cau_tree *t,
-				       struct percs_cau_node *n,
-				       struct percs_cau_slot *s)
+static void percs_coll_slot_combine_ordered(struct percs_cau_tree *t,
+					    struct percs_cau_node *n,
+					    struct percs_cau_slot *s)
 {
 	u8 (*in)[PERCS_CAU_PAYLOAD] = n->in + (s->seq % PERCS_CAU_SLOTS) *
 				      (1 + n->nr_children);
@@ -214,7 +217,7 @@ static void percs_coll_combine_ordered(struct percs_cau_tree *t,
 
 	memcpy(s->acc, in[0], PERCS_CAU_PAYLOAD);
 	for (i = 1; !s->status && i <= n->nr_children; i++)
-		percs_coll_combine(s, in[i]);
+		percs_coll_slot_combine(s, in[i]);
 }
 
 /* What a member's receive FIFO gets from its tree. */
@@ -303,15 +306,14 @@ static void percs_coll_result(struct percs_cau_tree *t, u16 idx,
 	for (i = 0; i < n->nr_children; i++)
 		percs_coll_xmit(t, PERCS_CAU_DOWN, idx,
 				t->kids[n->first_child + i], s->seq);
-	s->deadline = now + PERCS_COLL_RTO_NS;
+	s->deadline = now + PERCS_CAU_RTO_NS;
 }
 
 /* Free @n's slots that are done, in order: the member may post again. */
 static bool percs_coll_retire(struct percs_cau_tree *t,
 			      struct percs_cau_node *n)
 {
-	u64 kids = n->nr_children == 64 ? ~0ULL :
-		   BIT_ULL(n->nr_children) - 1;
+	u64 kids = percs_coll_kids_mask(n);
 	struct percs_cau_slot *s;
 	bool freed = false;
 
@@ -353,7 +355,7 @@ static void percs_coll_fire(struct percs_cau_tree *t, u16 idx,
 	struct percs_cau_node *n = &t->node[idx];
 
 	if (t->flags & PERCS_CAU_F_ORDERED)
-		percs_coll_combine_ordered(t, n, s);
+		percs_coll_slot_combine_ordered(t, n, s);
 	/* A lone input was never combined: NOP's result is zero all the same. */
 	if (s->op == PERCS_CAU_OP_NOP)
 		memset(s->acc, 0, PERCS_CAU_PAYLOAD);
@@ -362,7 +364,7 @@ static void percs_coll_fire(struct percs_cau_tree *t, u16 idx,
 		return;
 	}
 	s->up_sent = true;
-	s->deadline = now + PERCS_COLL_RTO_NS;
+	s->deadline = now + PERCS_CAU_RTO_NS;
 	percs_coll_xmit(t, PERCS_CAU_UP, idx, n->parent, s->seq);
 }
 
@@ -439,7 +441,7 @@ static void percs_mc_pump(struct percs_cau_tree *t, u16 idx, unsigned int k,
 		if (b->stamp <= l->tx_stamp || b->in == k)
 			continue;
 		if (l->tx_next == l->tx_acked + 1)
-			l->deadline = now + PERCS_COLL_RTO_NS;
+			l->deadline = now + PERCS_CAU_RTO_NS;
 		l->ring[l->tx_next % PERCS_CAU_MC_BUFS] = b - n->mb;
 		l->tx_stamp = b->stamp;
 		percs_coll_xmit(t, PERCS_CAU_MC, idx, percs_mc_peer(t, n, k),
@@ -455,7 +457,7 @@ static void percs_mc_resend(struct percs_cau_tree *t, u16 idx, unsigned int k,
 	struct percs_cau_mlink *l = &n->ml[k];
 	u64 seq;
 
-	l->deadline = now + PERCS_COLL_RTO_NS;
+	l->deadline = now + PERCS_CAU_RTO_NS;
 	for (seq = l->tx_acked + 1; seq < l->tx_next; seq++) {
 		percs_mc_count(&t->mc_resent);
 		percs_coll_xmit(t, PERCS_CAU_MC, idx, percs_mc_peer(t, n, k),
@@ -599,7 +601,7 @@ static void percs_mc_handle(struct percs_cau_tree *t,
 			b->owe--;
 			percs_mc_done(t, m->to, b);
 		}
-		l->deadline = now + PERCS_COLL_RTO_NS;
+		l->deadline = now + PERCS_CAU_RTO_NS;
 		percs_mc_pump(t, m->to, k, now);
 		return;
 	case PERCS_CAU_MC_ROOM:
@@ -680,7 +682,7 @@ static void percs_coll_handle(struct percs_cau_tree *t,
 		s = percs_coll_take(n, m->seq);
 		if (!s) {
 			/* No room yet: the child sends it again. */
-			percs_coll_arm(t, PERCS_COLL_RTO_NS);
+			percs_coll_arm(t, PERCS_CAU_RTO_NS);
 			return;
 		}
 		if (!(s->have & BIT_ULL(from->pos))) {
@@ -865,7 +867,7 @@ static void percs_coll_work(struct work_struct *work)
 				s->delivered = percs_coll_deliver(t, n, s);
 			if (s->deadline > now)
 				continue;
-			s->deadline = now + PERCS_COLL_RTO_NS;
+			s->deadline = now + PERCS_CAU_RTO_NS;
 			if (s->up_sent && !s->up_acked)
 				percs_coll_xmit(t, PERCS_CAU_UP, i, n->parent,
 						s->seq);
@@ -881,7 +883,7 @@ static void percs_coll_work(struct work_struct *work)
 		if (percs_coll_retire(t, &t->node[i]))
 			percs_coll_wake(t, &t->node[i]);
 	if (pending)
-		percs_coll_arm(t, PERCS_COLL_RTO_NS);
+		percs_coll_arm(t, PERCS_CAU_RTO_NS);
 out:
 	spin_unlock(&t->lock);
 }

@@ -131,7 +131,7 @@ struct percs_knob_file {
 
 static const struct percs_knob percs_isr_knobs[] = {
 	{ "reorder_ppm", offsetof(struct percs_dev, flight.reorder_ppm),
-	  0, 1000000 },
+	  0, PERCS_PPM_MAX },
 	{ "reorder_depth", offsetof(struct percs_dev, flight.reorder_depth),
 	  1, PERCS_FLIGHT_MAX_DEPTH },
 	{ "hold_us", offsetof(struct percs_dev, flight.hold_us),
@@ -247,8 +247,8 @@ static int percs_links_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(percs_links);
 
 /*
- * Reading it times 100000 route look-ups per mode (a benchmark: it takes
- * a moment under emulation).
+ * Reading it times %PERCS_ROUTE_COST_LOOKUPS route look-ups per mode (a
+ * benchmark: it takes a moment under emulation).
  */
 static int percs_route_cost_show(struct seq_file *m, void *unused)
 {
@@ -257,13 +257,15 @@ static int percs_route_cost_show(struct seq_file *m, void *unused)
 
 	seq_puts(m, "mode lookups ns_per_lookup\n");
 	for (mode = 0; mode <= PERCS_ROUTE_MAX; mode++) {
-		long c = percs_isr_route_cost(pd, mode, 100000);
+		long c = percs_isr_route_cost(pd, mode,
+					      PERCS_ROUTE_COST_LOOKUPS);
 
 		if (c < 0)
 			seq_printf(m, "%s 0 -\n", fm_route_mode_name(mode));
 		else
-			seq_printf(m, "%s 100000 %ld.%02ld\n",
-				   fm_route_mode_name(mode), c / 100, c % 100);
+			seq_printf(m, "%s %u %ld.%02ld\n",
+				   fm_route_mode_name(mode),
+				   PERCS_ROUTE_COST_LOOKUPS, c / 100, c % 100);
 	}
 	return 0;
 }

@@ -22,11 +22,6 @@
 
 #include "dgram.h"
 
-static bool percs_dgram_chance(u32 ppm)
-{
-	return ppm && get_random_u32_below(1000000) < ppm;
-}
-
 /**
  * percs_dgram_fate() - roll what the network does with one datagram
  * @pd: the system
@@ -44,20 +39,20 @@ void percs_dgram_fate(struct percs_dev *pd, const struct fm_route *r,
 	unsigned int i;
 
 	f->copies = 0;
-	if (unlikely(percs_dgram_chance(READ_ONCE(pd->dgram.drop_ppm)))) {
+	if (unlikely(percs_chance(READ_ONCE(pd->dgram.drop_ppm)))) {
 		percs_isr_count_drop(pd, r);
 		atomic64_inc(&pd->dgram.dropped);
 		return;
 	}
 	f->copies = 1;
-	if (unlikely(percs_dgram_chance(READ_ONCE(pd->dgram.dup_ppm)))) {
+	if (unlikely(percs_chance(READ_ONCE(pd->dgram.dup_ppm)))) {
 		atomic64_inc(&pd->dgram.duplicated);
 		f->copies = 2;
 	}
 	for (i = 0; i < f->copies; i++) {
 		percs_isr_count(pd, r, 1);
 		f->hold_ns[i] = 0;
-		if (unlikely(percs_dgram_chance(READ_ONCE(pd->flight.reorder_ppm))))
+		if (unlikely(percs_chance(READ_ONCE(pd->flight.reorder_ppm))))
 			f->hold_ns[i] = NSEC_PER_USEC *
 				(1 + (u64)get_random_u32_below(
 					READ_ONCE(pd->flight.hold_us)));

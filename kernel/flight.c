@@ -80,7 +80,7 @@ unsigned int percs_flight_should_hold(struct percs_dev *pd)
 	u32 ppm = READ_ONCE(pd->flight.reorder_ppm);
 	u32 depth = READ_ONCE(pd->flight.reorder_depth);
 
-	if (likely(!ppm) || !depth || get_random_u32_below(1000000) >= ppm)
+	if (!depth || !percs_chance(ppm))
 		return 0;
 	return 1 + get_random_u32_below(depth);
 }

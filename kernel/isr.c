@@ -96,7 +96,7 @@ static unsigned int percs_isr_replays(u32 ppm)
 	unsigned int n = 0;
 
 	/* ppm <= PERCS_ISR_MAX_ERROR_PPM (50%): this ends. */
-	while (get_random_u32_below(1000000) < ppm)
+	while (percs_chance(ppm))
 		n++;
 	return n;
 }

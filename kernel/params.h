@@ -31,6 +31,8 @@
 #define PERCS_FLIGHT_MAX_DEPTH		PERCS_FLIGHT_MAX
 #define PERCS_FLIGHT_DEFAULT_HOLD_US	200
 #define PERCS_FLIGHT_MAX_HOLD_US	1000000
+/* Fault knobs count chances per million: this value is certainty. */
+#define PERCS_PPM_MAX			1000000
 
 /* Injected transient link errors: at most one transmission in two fails. */
 #define PERCS_ISR_MAX_ERROR_PPM	500000
@@ -107,7 +109,16 @@
  */
 #define PERCS_KICK_MAX_PASSES	256
 
-/* Pages pinned per pin_user_pages_fast() call before a resched check. */
+/* Pages pinned per pin_user_pages() call before a resched check. */
 #define PERCS_MR_PIN_BATCH	512
+
+/*
+ * The CAU's retransmission timeout: a transfer between two nodes of a
+ * tree not acknowledged within it is sent again (coll.c).
+ */
+#define PERCS_CAU_RTO_NS	(100 * NSEC_PER_USEC)
+
+/* Route look-ups per mode that debugfs isr/route_cost times. */
+#define PERCS_ROUTE_COST_LOOKUPS	100000
 
 #endif /* _PERCS_PARAMS_H */

@@ -42,11 +42,21 @@
 #include <linux/uidgid.h>
 #include <linux/atomic.h>
 #include <linux/workqueue.h>
+#include <linux/random.h>
 #include <linux/percs.h>
 
 #include "atomic.h"
 #include "topology.h"
 #include "params.h"
+
+/**
+ * percs_chance() - the fault knobs' draw: true @ppm times in a million
+ * @ppm: 0 .. %PERCS_PPM_MAX
+ */
+static inline bool percs_chance(u32 ppm)
+{
+	return unlikely(ppm) && get_random_u32_below(PERCS_PPM_MAX) < ppm;
+}
 
 struct percs_dev;
 struct percs_window;
