@@ -41,7 +41,7 @@ static int percs_live_show(struct seq_file *m, void *unused)
 	seq_printf(m, "pinned_pages %ld\n",
 		   atomic_long_read(&pd->live_pinned_pages));
 	seq_printf(m, "blocked_senders %u\n", blocked);
-	seq_printf(m, "job_keys %u\n", percs_jobkey_count(pd));
+	seq_printf(m, "jobs %u\n", percs_job_count(pd));
 	seq_printf(m, "packets_in_flight %d\n", atomic_read(&pd->flight.live) +
 		   atomic_read(&pd->dgram.nr_held));
 	percs_amo_counts(pd, &issued, &completed, &outstanding);

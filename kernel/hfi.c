@@ -27,6 +27,7 @@ union percs_ucmd_buf {
 	struct percs_hfi_info info;
 	struct percs_window_reserve reserve;
 	struct percs_window_query query;
+	struct percs_job_create job_create;
 };
 
 /**
@@ -91,6 +92,13 @@ static int percs_ioctl_window_query(struct percs_hfi *hfi,
 	return ret;
 }
 
+static int percs_ioctl_job_create(struct percs_hfi *hfi,
+				  struct percs_ucmd *ucmd)
+{
+	return percs_job_create(hfi->pd, ucmd->cmd, ucmd->ubuf,
+				ucmd->user_size);
+}
+
 struct percs_ioctl_op {
 	unsigned int cmd;
 	unsigned int size;
@@ -113,6 +121,8 @@ static const struct percs_ioctl_op percs_hfi_ops[] = {
 		       struct percs_window_reserve, regions),
 	PERCS_IOCTL_OP(PERCS_IOC_WINDOW_QUERY, percs_ioctl_window_query,
 		       struct percs_window_query, send_blocked),
+	PERCS_IOCTL_OP(PERCS_IOC_JOB_CREATE, percs_ioctl_job_create,
+		       struct percs_job_create, job_key),
 };
 
 static long percs_hfi_ioctl(struct file *file, unsigned int cmd,

@@ -89,8 +89,7 @@ static int __init percs_init(void)
 	percs->nr_hfis = percs->topo.nr_hubs * PERCS_HFIS_PER_HUB;
 	spin_lock_init(&percs->blocked_lock);
 	INIT_LIST_HEAD(&percs->blocked);
-	xa_init(&percs->jobkeys);
-	mutex_init(&percs->jobkey_lock);
+	percs_job_init(percs);
 	percs_quota_init(percs);
 
 	percs_flight_init(percs);
@@ -121,7 +120,7 @@ out_clock:
 	percs_clock_exit(percs);
 out_debugfs:
 	percs_debugfs_exit(percs);
-	percs_jobkey_destroy(percs);
+	percs_job_exit(percs);
 	percs_isr_exit(percs);
 out_free:
 	kfree(percs);
@@ -151,7 +150,7 @@ static void __exit percs_exit(void)
 	percs_cau_exit(percs);
 	/* After the windows: a last transfer may have deferred a release. */
 	percs_nmmu_exit(percs);
-	percs_jobkey_destroy(percs);
+	percs_job_exit(percs);
 	percs_isr_exit(percs);
 	WARN_ON(atomic_read(&percs->live_windows));
 	WARN_ON(percs_quota_users(percs));

@@ -64,18 +64,21 @@ struct percs_mr;
 struct percs_clock_ctl;
 struct percs_knob_file;
 struct percs_user;
+struct percs_job;
 
 /**
  * enum percs_quota - the per-user quotas (quota.c)
  * @PERCS_QUOTA_WINDOWS: windows reserved
  * @PERCS_QUOTA_MRS: memory registrations
  * @PERCS_QUOTA_CAU_TREES: CAU trees created
+ * @PERCS_QUOTA_JOBS: jobs created
  * @PERCS_QUOTA_NR: how many there are
  */
 enum percs_quota {
 	PERCS_QUOTA_WINDOWS,
 	PERCS_QUOTA_MRS,
 	PERCS_QUOTA_CAU_TREES,
+	PERCS_QUOTA_JOBS,
 	PERCS_QUOTA_NR,
 };
 
@@ -267,8 +270,8 @@ struct percs_isr {
  * @blocked_lock: protects @blocked
  * @blocked: windows whose send FIFO waits for a full target
  * @retry_gen: generation of the latest retry of blocked senders
- * @jobkeys: job key -> struct percs_jobkey (see jobkey.c)
- * @jobkey_lock: protects @jobkeys
+ * @jobs: job key -> struct percs_job (job.c)
+ * @next_job_key: where the cyclic key allocation goes on
  * @live_windows: windows allocated and not yet freed
  * @live_mappings: VMAs mapping a window region
  * @live_mrs: memory registrations not yet released (nmmu.c)
@@ -297,8 +300,8 @@ struct percs_dev {
 	spinlock_t blocked_lock;
 	struct list_head blocked;
 	atomic64_t retry_gen;
-	struct xarray jobkeys;
-	struct mutex jobkey_lock;
+	struct xarray jobs;
+	u32 next_job_key;
 	atomic_t live_windows;
 	atomic_t live_mappings;
 	atomic_t live_mrs;
@@ -421,7 +424,8 @@ struct percs_amo_win {
  * @hfi: owning HFI
  * @index: index in @hfi
  * @flags: PERCS_WINDOW_F_* given at reservation
- * @job_key: job key, fixed at reservation
+ * @job: the job the window joined at reservation (job.c)
+ * @job_key: its key, copied for the packet paths
  * @uid: effective uid of the reserving process
  * @pid: the reserving process (for queries)
  * @quota: the user the window is charged to (quota.c)
@@ -473,6 +477,7 @@ struct percs_window {
 	struct percs_hfi *hfi;
 	u32 index;
 	u32 flags;
+	struct percs_job *job;
 	u32 job_key;
 	kuid_t uid;
 	struct pid *pid;
@@ -818,11 +823,15 @@ void percs_quota_uncharge(struct percs_dev *pd, struct percs_user *u,
 unsigned int percs_quota_users(struct percs_dev *pd);
 void percs_quota_init(struct percs_dev *pd);
 
-/* jobkey.c */
-int percs_jobkey_get(struct percs_dev *pd, u32 key);
-void percs_jobkey_put(struct percs_dev *pd, u32 key);
-void percs_jobkey_destroy(struct percs_dev *pd);
-unsigned int percs_jobkey_count(struct percs_dev *pd);
+/* job.c */
+int percs_job_create(struct percs_dev *pd, struct percs_job_create *req,
+		     struct percs_job_create __user *ureq, u32 usize);
+int percs_job_join(struct percs_dev *pd, int job_fd, struct percs_window *w);
+void percs_job_leave(struct percs_window *w);
+bool percs_job_visible(const struct percs_window *w);
+unsigned int percs_job_count(struct percs_dev *pd);
+void percs_job_init(struct percs_dev *pd);
+void percs_job_exit(struct percs_dev *pd);
 
 /* debugfs.c */
 void percs_debugfs_init(struct percs_dev *pd);

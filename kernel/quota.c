@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * percs: per-user quotas on the shared tables - windows, memory
- * registrations and CAU trees.
+ * registrations, CAU trees and jobs.
  *
  * Every HFI is open to every user, so one user could otherwise take every
  * window of an HFI, every tree entry of every CAU, or fill the NMMU.  Each
@@ -31,6 +31,7 @@ static unsigned int percs_quota_limit[PERCS_QUOTA_NR] = {
 	[PERCS_QUOTA_WINDOWS] = PERCS_DEF_USER_WINDOWS,
 	[PERCS_QUOTA_MRS] = PERCS_DEF_USER_MRS,
 	[PERCS_QUOTA_CAU_TREES] = PERCS_DEF_USER_CAU_TREES,
+	[PERCS_QUOTA_JOBS] = PERCS_DEF_USER_JOBS,
 };
 
 module_param_named(max_windows_per_user,
@@ -45,6 +46,10 @@ module_param_named(max_cau_trees_per_user,
 		   percs_quota_limit[PERCS_QUOTA_CAU_TREES], uint, 0644);
 MODULE_PARM_DESC(max_cau_trees_per_user,
 		 "CAU trees one user may have created, 0: no limit (default 512)");
+module_param_named(max_jobs_per_user, percs_quota_limit[PERCS_QUOTA_JOBS],
+		   uint, 0644);
+MODULE_PARM_DESC(max_jobs_per_user,
+		 "Jobs one user may have created, 0: no limit (default 4096)");
 
 /**
  * struct percs_user - what one user has charged

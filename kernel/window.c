@@ -3,8 +3,9 @@
  * percs: windows - reservation, lifetime, lookup and the ownership rules.
  *
  * This file is the one place that decides who may do what with a window:
- * who reserves it (job keys, see jobkey.c), who drives it (whoever holds
- * its file), and which windows may exchange packets (same job key).
+ * who reserves it (whoever holds a job fd, see job.c), who drives it
+ * (whoever holds its file), which windows may exchange packets (those of
+ * one job) and who may see whose windows.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,13 +44,11 @@ static bool percs_fifo_size_ok(u32 size)
 static int percs_window_check_request(struct percs_dev *pd,
 				      const struct percs_window_reserve *req)
 {
-	if (req->flags & ~PERCS_WINDOW_F_ALL || req->reserved ||
+	if (req->flags & ~PERCS_WINDOW_F_ALL || req->job_key ||
 	    req->fd || req->imm_slots || req->cq_entries)
 		return -EINVAL;
 	if (!percs_fifo_size_ok(req->send_fifo_size) ||
 	    !percs_fifo_size_ok(req->recv_fifo_size))
-		return -EINVAL;
-	if (!req->job_key)
 		return -EINVAL;
 	if (req->window != PERCS_WINDOW_ANY &&
 	    req->window >= pd->windows_per_hfi)
@@ -179,7 +178,7 @@ static void percs_window_destroy(struct percs_window *w)
 
 	percs_window_free_regions(w);
 	put_pid(w->pid);
-	percs_jobkey_put(pd, w->job_key);
+	percs_job_leave(w);
 	percs_quota_uncharge(pd, w->quota, PERCS_QUOTA_WINDOWS);
 	atomic_dec(&pd->live_windows);
 	kfree_rcu(w, rcu);
@@ -226,7 +225,6 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	w->quota = quota;
 	w->hfi = hfi;
 	w->flags = req->flags;
-	w->job_key = req->job_key;
 	w->uid = current_euid();
 	spin_lock_init(&w->send_lock);
 	spin_lock_init(&w->recv_lock);
@@ -243,7 +241,7 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	ret = percs_window_alloc_regions(w, req);
 	if (ret)
 		goto out_free;
-	ret = percs_jobkey_get(pd, w->job_key);
+	ret = percs_job_join(pd, req->job_fd, w);
 	if (ret)
 		goto out_regions;
 	w->pid = get_task_pid(current, PIDTYPE_TGID);
@@ -280,6 +278,7 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	}
 	/* The file owns w now: its release undoes the rest. */
 	req->fd = fd;
+	req->job_key = w->job_key;
 	percs_window_describe(w, req);
 	if (copy_to_user(ureq, req, min_t(size_t, usize, sizeof(*req)))) {
 		ret = -EFAULT;
@@ -580,6 +579,9 @@ static const struct file_operations percs_window_fops = {
  * @hfi: the HFI
  * @q: in: the window index; out: its state
  *
+ * Another user's window is %PERCS_WSTATE_HIDDEN: its key, owner and
+ * traffic are not shown (percs_job_visible()).
+ *
  * Return: 0, -ENOENT for a free window, -EINVAL for a bad request.
  */
 int percs_window_query(struct percs_hfi *hfi, struct percs_window_query *q)
@@ -604,13 +606,18 @@ int percs_window_query(struct percs_hfi *hfi, struct percs_window_query *q)
 		q->state = PERCS_WSTATE_FREE;
 		return -ENOENT;
 	}
+	q->wflags = w->flags;
+	q->send_fifo_size = w->region_len[PERCS_REGION_SEND_FIFO];
+	q->recv_fifo_size = w->region_len[PERCS_REGION_RECV_FIFO];
+	if (!percs_job_visible(w)) {
+		mutex_unlock(&hfi->lock);
+		q->state = PERCS_WSTATE_HIDDEN;
+		return 0;
+	}
 	q->state = PERCS_WSTATE_ACTIVE;
 	q->job_key = w->job_key;
 	q->pid = pid_vnr(w->pid);
 	q->uid = from_kuid_munged(current_user_ns(), w->uid);
-	q->wflags = w->flags;
-	q->send_fifo_size = w->region_len[PERCS_REGION_SEND_FIFO];
-	q->recv_fifo_size = w->region_len[PERCS_REGION_RECV_FIFO];
 	q->packets_sent = READ_ONCE(w->st->packets_sent);
 	q->packets_received = READ_ONCE(w->st->packets_received);
 	q->send_errors = READ_ONCE(w->st->send_errors);

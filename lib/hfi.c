@@ -191,7 +191,9 @@ int percs_window_reserve(struct percs_hfi *hfi,
 						  PERCS_FIFO_DEF_SIZE;
 	r.recv_fifo_size = attr->recv_fifo_size ? attr->recv_fifo_size :
 						  PERCS_FIFO_DEF_SIZE;
-	r.job_key = attr->job_key;
+	r.job_fd = attr->job_fd ? attr->job_fd : percs_job_default(hfi);
+	if (r.job_fd < 0)
+		return r.job_fd;
 	r.window = attr->window;
 
 	fd = ioctl(hfi->fd, PERCS_IOC_WINDOW_RESERVE, &r);

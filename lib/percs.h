@@ -56,19 +56,58 @@ int percs_hfi_info(struct percs_hfi *hfi, struct percs_hfi_info *info);
  */
 int percs_hfi_fd(const struct percs_hfi *hfi);
 
+/*
+ * Jobs.  A window exchanges packets, RDMA and atomics, and builds CAU
+ * trees, only with windows of its own job.  A job is a kernel object
+ * behind a file descriptor, and holding that fd is the only way to join
+ * it: a launcher creates one job and passes the fd to its ranks (by
+ * inheritance, naming it in PERCS_JOB_FD, or over a UNIX socket).  The
+ * kernel allocates the job's key; nobody chooses it.
+ */
+
+/**
+ * percs_job_create() - create a job (PERCS_IOC_JOB_CREATE)
+ * @hfi: any HFI of the system
+ *
+ * The job lasts while its fd, or any window reserved with it, is open.
+ * Return: the job fd (O_CLOEXEC, never 0), -EDQUOT when the user has
+ * max_jobs_per_user jobs, or another -errno.
+ */
+int percs_job_create(struct percs_hfi *hfi);
+
+/**
+ * percs_job_key() - the key of a job, as packets of its windows carry it
+ * @job_fd: a job fd
+ * @key: filled in
+ * Return: 0, -EINVAL if @job_fd is not a job fd, -EBADF if not open.
+ */
+int percs_job_key(int job_fd, uint32_t *key);
+
+/**
+ * percs_job_default() - the job windows join when they name none
+ * @hfi: any HFI of the system
+ *
+ * The fd named by the PERCS_JOB_FD environment variable if it is set (a
+ * launcher's job), otherwise a private job created on the first call and
+ * kept for the life of the process; children made by fork() share it.
+ * Return: the job fd (owned by the library: do not close it), -EINVAL if
+ * PERCS_JOB_FD does not name a job fd, or another -errno.
+ */
+int percs_job_default(struct percs_hfi *hfi);
+
 /**
  * struct percs_window_attr - what to reserve
  * @flags: PERCS_WINDOW_F_* (PERCS_WINDOW_F_POLL: polling engine)
  * @send_fifo_size: bytes, power of two; 0 means PERCS_FIFO_DEF_SIZE
  * @recv_fifo_size: bytes, power of two; 0 means PERCS_FIFO_DEF_SIZE
- * @job_key: job key, non-zero
+ * @job_fd: the job to join: a job fd, or 0 for percs_job_default()
  * @window: PERCS_WINDOW_ANY or a specific index
  */
 struct percs_window_attr {
 	uint32_t flags;
 	uint32_t send_fifo_size;
 	uint32_t recv_fifo_size;
-	uint32_t job_key;
+	int job_fd;
 	uint32_t window;
 };
 
@@ -78,8 +117,9 @@ struct percs_window_attr {
  * @attr: what to reserve
  * @out: the window
  * Return: 0, -ENOSPC when every window is taken, -EBUSY when the named
- * window is taken, -EINVAL for bad sizes or flags, -EACCES for a job key
- * bound to another user, or another -errno.
+ * window is taken, -EINVAL for bad sizes or flags or a @job_fd that is
+ * not a job, -EBADF for a @job_fd that is not open, -EDQUOT beyond the
+ * user's quota, or another -errno.
  */
 int percs_window_reserve(struct percs_hfi *hfi,
 			 const struct percs_window_attr *attr,

@@ -31,7 +31,11 @@ static const struct hfi_ioctl hfi_ioctls[] = {
 	  sizeof(struct percs_window_reserve) },
 	{ "WINDOW_QUERY", PERCS_IOC_WINDOW_QUERY,
 	  sizeof(struct percs_window_query) },
+	{ "JOB_CREATE", PERCS_IOC_JOB_CREATE, sizeof(struct percs_job_create) },
 };
+
+/* The job of the test's windows (made by the fixture). */
+static uint32_t test_key;
 
 /*
  * Fill @buf (zeroed, at least hfi_ioctls[i].size bytes) with a valid
@@ -44,7 +48,7 @@ static void valid_arg(unsigned int i, void *buf, uint32_t size, uint32_t busy)
 
 		r->send_fifo_size = FIFO_4K;
 		r->recv_fifo_size = FIFO_4K;
-		r->job_key = pt_new_key();
+		r->job_fd = pt_job_fd(test_key);
 		r->window = PERCS_WINDOW_ANY;
 	} else if (hfi_ioctls[i].cmd == PERCS_IOC_WINDOW_QUERY) {
 		((struct percs_window_query *)buf)->window = busy;
@@ -59,7 +63,7 @@ static int do_ioctl(int fd, unsigned long cmd, void *arg)
 
 	if (ret < 0)
 		return -errno;
-	if (cmd == PERCS_IOC_WINDOW_RESERVE) {
+	if (cmd == PERCS_IOC_WINDOW_RESERVE || cmd == PERCS_IOC_JOB_CREATE) {
 		close(ret);
 		return 0;
 	}
@@ -84,8 +88,9 @@ FIXTURE_SETUP(hfi)
 	ASSERT_LE(0, self->hfd);
 	self->info.size = sizeof(self->info);
 	ASSERT_EQ(0, ioctl(self->hfd, PERCS_IOC_HFI_INFO, &self->info));
+	test_key = pt_new_key();
 	self->busy_fd = pt_reserve_raw(self->hfd, 0, FIFO_4K, FIFO_4K,
-				       pt_new_key(), PERCS_WINDOW_ANY, &req);
+				       test_key, PERCS_WINDOW_ANY, &req);
 	ASSERT_LE(0, self->busy_fd);
 	self->busy = req.window;
 }
@@ -244,7 +249,8 @@ TEST_F(hfi, ioctl_readonly_answer_efault)
 TEST_F(hfi, unknown_ioctl_enotty)
 {
 	static const unsigned long hfi_bad[] = {
-		_IO(PERCS_IOCTL_TYPE, 0x03), _IO(PERCS_IOCTL_TYPE, 0x0f),
+		_IO(PERCS_IOCTL_TYPE, 0x05), _IO(PERCS_IOCTL_TYPE, 0x0f),
+		PERCS_IOC_JOB_QUERY,
 		_IO(PERCS_IOCTL_TYPE, 0xff), PERCS_IOC_KICK,
 		PERCS_IOC_MR_REGISTER, PERCS_IOC_MR_DEREGISTER,
 		_IOWR(PERCS_IOCTL_TYPE, 0x00, struct percs_hfi_info),
@@ -253,7 +259,8 @@ TEST_F(hfi, unknown_ioctl_enotty)
 	};
 	static const unsigned long win_bad[] = {
 		PERCS_IOC_HFI_INFO, PERCS_IOC_WINDOW_RESERVE,
-		PERCS_IOC_WINDOW_QUERY, _IO(PERCS_IOCTL_TYPE, 0x7f),
+		PERCS_IOC_WINDOW_QUERY, PERCS_IOC_JOB_CREATE,
+		PERCS_IOC_JOB_QUERY, _IO(PERCS_IOCTL_TYPE, 0x7f),
 		_IOWR(PERCS_IOCTL_TYPE, 0x11, struct percs_mr_register),
 		_IOW(PERCS_IOCTL_TYPE, 0x10, __u32), _IO('T', 0x10), 0,
 	};
@@ -318,11 +325,11 @@ TEST_F(hfi, nonzero_reserved_einval)
 		req.size = sizeof(req);
 		req.send_fifo_size = FIFO_4K;
 		req.recv_fifo_size = FIFO_4K;
-		req.job_key = pt_new_key();
+		req.job_fd = pt_job_fd(pt_new_key());
 		req.window = PERCS_WINDOW_ANY;
 		switch (r) {
 		case 0:
-			req.reserved = 1;
+			req.job_key = 1;
 			break;
 		case 1:
 			req.fd = 3;
@@ -341,16 +348,104 @@ TEST_F(hfi, nonzero_reserved_einval)
 	EXPECT_EQ(1, pt_sysfs_windows_in_use(0, 0));
 }
 
-/* Job key 0: EINVAL. */
-TEST_F(hfi, job_key_zero_einval)
+/* A window in the job of @job_fd: its fd, or -errno. */
+static int reserve_in(int hfd, int job_fd, uint32_t flags)
 {
-	struct percs_window_reserve req;
+	struct percs_window_reserve req = {
+		.size = sizeof(req), .flags = flags,
+		.send_fifo_size = FIFO_4K, .recv_fifo_size = FIFO_4K,
+		.job_fd = job_fd, .window = PERCS_WINDOW_ANY,
+	};
+	int fd = ioctl(hfd, PERCS_IOC_WINDOW_RESERVE, &req);
 
-	EXPECT_EQ(-EINVAL, pt_reserve_raw(self->hfd, 0, FIFO_4K, FIFO_4K, 0,
-					  PERCS_WINDOW_ANY, &req));
-	EXPECT_EQ(-EINVAL, pt_reserve_raw(self->hfd, PERCS_WINDOW_F_POLL,
-					  FIFO_4K, FIFO_4K, 0, 3, &req));
-	EXPECT_EQ(1, pt_sysfs_windows_in_use(0, 0));
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * A job fd that is no job: EBADF when it is not open, EINVAL when it is
+ * another file (the HFI, a window, /dev/null); nothing reserved.
+ */
+TEST_F(hfi, job_fd_not_a_job)
+{
+	struct pt_live before, after;
+	int closed, null, wfd, fd;
+
+	wfd = reserve_in(self->hfd, pt_job_fd(pt_new_key()), 0);
+	ASSERT_LE(0, wfd);
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, null);
+	closed = dup(null);
+	ASSERT_LE(0, closed);
+	close(closed);
+	ASSERT_EQ(0, pt_read_live(&before));
+	for (unsigned int poll = 0; poll < 2; poll++) {
+		uint32_t f = poll ? PERCS_WINDOW_F_POLL : 0;
+
+		EXPECT_EQ(-EBADF, reserve_in(self->hfd, -1, f));
+		EXPECT_EQ(-EBADF, reserve_in(self->hfd, closed, f));
+		EXPECT_EQ(-EBADF, reserve_in(self->hfd, INT32_MAX, f));
+		EXPECT_EQ(-EINVAL, reserve_in(self->hfd, self->hfd, f));
+		EXPECT_EQ(-EINVAL, reserve_in(self->hfd, wfd, f));
+		EXPECT_EQ(-EINVAL, reserve_in(self->hfd, null, f));
+	}
+	ASSERT_EQ(0, pt_read_live(&after));
+	EXPECT_EQ(before.windows, after.windows);
+	EXPECT_EQ(before.jobs, after.jobs);
+	EXPECT_EQ(2, pt_sysfs_windows_in_use(0, 0));
+	/* JOB_QUERY on anything but a job: ENOTTY. */
+	struct percs_job_query q = { .size = sizeof(q) };
+
+	EXPECT_EQ(-ENOTTY, do_ioctl(wfd, PERCS_IOC_JOB_QUERY, &q));
+	EXPECT_EQ(-ENOTTY, do_ioctl(self->hfd, PERCS_IOC_JOB_QUERY, &q));
+	close(null);
+	close(wfd);
+	fd = reserve_in(self->hfd, pt_job_fd(pt_new_key()), 0);
+	EXPECT_LE(0, fd);
+	close(fd);
+}
+
+/* JOB_CREATE and JOB_QUERY: bad sizes, flags and output fields. */
+TEST_F(hfi, job_ioctls_einval)
+{
+	struct percs_job_create jc;
+	struct percs_job_query q;
+	struct pt_live before, after;
+	uint32_t key = pt_new_key();
+	int job = pt_job_fd(key);
+
+	ASSERT_NE(0, key);
+	ASSERT_EQ(0, pt_read_live(&before));
+	for (unsigned int f = 0; f < 4; f++) {
+		memset(&jc, 0, sizeof(jc));
+		jc.size = sizeof(jc);
+		if (f == 0)
+			jc.flags = 1;
+		else if (f == 1)
+			jc.fd = 5;
+		else if (f == 2)
+			jc.job_key = 7;
+		else
+			jc.size = offsetof(struct percs_job_create, job_key);
+		EXPECT_EQ(-EINVAL, do_ioctl(self->hfd, PERCS_IOC_JOB_CREATE,
+					    &jc)) TH_LOG("case %u", f);
+	}
+	EXPECT_EQ(-EFAULT, do_ioctl(self->hfd, PERCS_IOC_JOB_CREATE, NULL));
+	ASSERT_EQ(0, pt_read_live(&after));
+	EXPECT_EQ(before.jobs, after.jobs);
+
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	EXPECT_EQ(0, do_ioctl(job, PERCS_IOC_JOB_QUERY, &q));
+	EXPECT_EQ(key, q.job_key);
+	EXPECT_EQ(0, q.windows);
+	EXPECT_EQ(geteuid(), q.uid);
+	q.flags = 1;
+	EXPECT_EQ(-EINVAL, do_ioctl(job, PERCS_IOC_JOB_QUERY, &q));
+	memset(&q, 0, sizeof(q));
+	q.size = offsetof(struct percs_job_query, uid);
+	EXPECT_EQ(-EINVAL, do_ioctl(job, PERCS_IOC_JOB_QUERY, &q));
+	EXPECT_EQ(-EFAULT, do_ioctl(job, PERCS_IOC_JOB_QUERY, NULL));
+	EXPECT_EQ(-ENOTTY, do_ioctl(job, PERCS_IOC_HFI_INFO, &q));
 }
 
 /* FIFO sizes outside [4 KiB, 4 MiB] or not a power of two: EINVAL. */
@@ -414,6 +509,8 @@ TEST_F(hfi, reserve_without_free_fd_emfile)
 	struct rlimit rl, low;
 	int next;
 
+	uint32_t key_a = pt_new_key(), key_b = pt_new_key();
+
 	ASSERT_EQ(0, pt_read_live(&before));
 	next = dup(0);
 	ASSERT_LE(0, next);
@@ -423,15 +520,14 @@ TEST_F(hfi, reserve_without_free_fd_emfile)
 	low.rlim_cur = next;	/* every fd below the lowest free one is used */
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &low));
 	EXPECT_EQ(-EMFILE, pt_reserve_raw(self->hfd, 0, FIFO_4K, FIFO_4K,
-					  pt_new_key(), PERCS_WINDOW_ANY,
-					  &req));
+					  key_a, PERCS_WINDOW_ANY, &req));
 	EXPECT_EQ(-EMFILE, pt_reserve_raw(self->hfd, PERCS_WINDOW_F_POLL,
-					  FIFO_4K, FIFO_4K, pt_new_key(),
+					  FIFO_4K, FIFO_4K, key_b,
 					  PERCS_WINDOW_ANY, &req));
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
 	ASSERT_EQ(0, pt_read_live(&after));
 	EXPECT_EQ(before.windows, after.windows);
-	EXPECT_EQ(before.job_keys, after.job_keys);
+	EXPECT_EQ(before.jobs, after.jobs);
 	EXPECT_EQ(1, pt_sysfs_windows_in_use(0, 0));
 }
 

@@ -93,13 +93,13 @@ static bool fifo_size_ok(uint64_t v)
 	if (!pt_snap_back((_base), &__now, 2000)) {			\
 		TH_LOG("left behind after " _fmt ": fds %d->%d "	\
 		       "windows %ld->%ld reserved %ld->%ld "		\
-		       "mappings %ld->%ld job_keys %ld->%ld",		\
+		       "mappings %ld->%ld jobs %ld->%ld",		\
 		       ##__VA_ARGS__, (_base)->fds, __now.fds,		\
 		       (_base)->live.windows, __now.live.windows,	\
 		       (_base)->live.windows_reserved,			\
 		       __now.live.windows_reserved,			\
 		       (_base)->live.mappings, __now.live.mappings,	\
-		       (_base)->live.job_keys, __now.live.job_keys);	\
+		       (_base)->live.jobs, __now.live.jobs);	\
 		_metadata->passed = 0;					\
 	}								\
 } while (0)
@@ -141,6 +141,7 @@ FIXTURE(bnd) {
 	int busy_fd;
 	uint32_t busy;		/* index of the reserved window */
 	uint32_t total;		/* windows of the HFI */
+	uint32_t key;		/* the job of every window reserved */
 	struct percs_hfi_info info;
 	uint8_t *arena;		/* ARENA_RW zeroed bytes, then a guard page */
 	struct pt_snap base;	/* state with the busy window reserved */
@@ -161,8 +162,9 @@ FIXTURE_SETUP(bnd)
 	ASSERT_LE(4, self->total);
 	/* a named window in the middle, so that index 0 and 1 stay free */
 	self->busy = self->total / 2;
+	self->key = pt_new_key();
 	self->busy_fd = pt_reserve_raw(self->hfd, 0, FIFO_4K, FIFO_4K,
-				       pt_new_key(), self->busy, &req);
+				       self->key, self->busy, &req);
 	ASSERT_LE(0, self->busy_fd);
 	self->arena = mmap(NULL, ARENA_LEN, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -284,12 +286,12 @@ static const struct field reserve_fields[] = {
 	FIELD(struct percs_window_reserve, flags),
 	FIELD(struct percs_window_reserve, send_fifo_size),
 	FIELD(struct percs_window_reserve, recv_fifo_size),
-	FIELD(struct percs_window_reserve, job_key),
+	FIELD(struct percs_window_reserve, job_fd),
 	FIELD(struct percs_window_reserve, window),
 	FIELD(struct percs_window_reserve, fd),
 	FIELD(struct percs_window_reserve, imm_slots),
 	FIELD(struct percs_window_reserve, cq_entries),
-	FIELD(struct percs_window_reserve, reserved),
+	FIELD(struct percs_window_reserve, job_key),
 };
 
 static long reserve_expect(FIXTURE_DATA(bnd) *self, const char *field,
@@ -302,8 +304,12 @@ static long reserve_expect(FIXTURE_DATA(bnd) *self, const char *field,
 	if (!strcmp(field, "send_fifo_size") ||
 	    !strcmp(field, "recv_fifo_size"))
 		return fifo_size_ok(v) ? 0 : -EINVAL;
-	if (!strcmp(field, "job_key"))
-		return v ? 0 : -EINVAL;
+	if (!strcmp(field, "job_fd")) {
+		/* the job's fd; another open file; no file at all */
+		if ((int)v == pt_job_fd(self->key))
+			return 0;
+		return fcntl((int)v, F_GETFD) < 0 ? -EBADF : -EINVAL;
+	}
 	if (!strcmp(field, "window")) {
 		if (v == PERCS_WINDOW_ANY)
 			return 0;
@@ -311,11 +317,11 @@ static long reserve_expect(FIXTURE_DATA(bnd) *self, const char *field,
 			return -EINVAL;
 		return v == self->busy ? -EBUSY : 0;
 	}
-	/* fd, imm_slots, cq_entries (output only), reserved */
+	/* fd, imm_slots, cq_entries, job_key (output only) */
 	return v ? -EINVAL : 0;
 }
 
-static struct percs_window_reserve reserve_clean(void)
+static struct percs_window_reserve reserve_clean(FIXTURE_DATA(bnd) *self)
 {
 	struct percs_window_reserve r;
 
@@ -323,7 +329,7 @@ static struct percs_window_reserve reserve_clean(void)
 	r.size = sizeof(r);
 	r.send_fifo_size = FIFO_4K;
 	r.recv_fifo_size = FIFO_4K;
-	r.job_key = pt_new_key();
+	r.job_fd = pt_job_fd(self->key);
 	r.window = PERCS_WINDOW_ANY;
 	return r;
 }
@@ -372,7 +378,7 @@ TEST_F(bnd, window_reserve_fields)
 
 	for (f = 0; f < ARRAY_SIZE(reserve_fields); f++) {
 		for (i = 0; i < ARRAY_SIZE(bvals) + 5; i++) {
-			struct percs_window_reserve in = reserve_clean();
+			struct percs_window_reserve in = reserve_clean(self);
 			struct percs_window_reserve *a;
 			const char *vname;
 			uint64_t v, stored;
@@ -429,7 +435,7 @@ TEST_F(bnd, window_reserve_fields)
  */
 TEST_F(bnd, output_fields_overwritten)
 {
-	struct percs_window_reserve in = reserve_clean(), *a;
+	struct percs_window_reserve in = reserve_clean(self), *a;
 	struct percs_window_query q, *qa;
 	struct percs_hfi_info *ia;
 	long got;
@@ -577,7 +583,7 @@ static void *valid_arg(FIXTURE_DATA(bnd) *self, unsigned int c, uint32_t size)
 {
 	memset(self->arena, 0, ARENA_RW);
 	if (hfi_cmds[c].cmd == PERCS_IOC_WINDOW_RESERVE) {
-		struct percs_window_reserve r = reserve_clean();
+		struct percs_window_reserve r = reserve_clean(self);
 
 		memcpy(self->arena, &r, sizeof(r));
 	} else if (hfi_cmds[c].cmd == PERCS_IOC_WINDOW_QUERY) {
@@ -693,7 +699,8 @@ TEST_F(bnd, unknown_ioctls_enotty)
 				want = -ENOTTY;
 				if (cmd == PERCS_IOC_HFI_INFO ||
 				    cmd == PERCS_IOC_WINDOW_QUERY ||
-				    cmd == PERCS_IOC_WINDOW_RESERVE)
+				    cmd == PERCS_IOC_WINDOW_RESERVE ||
+				    cmd == PERCS_IOC_JOB_CREATE)
 					want = 0;
 				memset(self->arena, 0, ARENA_RW);
 				if (cmd == PERCS_IOC_WINDOW_QUERY) {
@@ -705,6 +712,9 @@ TEST_F(bnd, unknown_ioctls_enotty)
 				} else if (cmd == PERCS_IOC_WINDOW_RESERVE) {
 					valid_arg(self, 1,
 						  sizeof(struct percs_window_reserve));
+				} else if (cmd == PERCS_IOC_JOB_CREATE) {
+					*(uint32_t *)self->arena =
+						sizeof(struct percs_job_create);
 				} else {
 					memcpy(self->arena, &info,
 					       sizeof(info));
@@ -712,7 +722,9 @@ TEST_F(bnd, unknown_ioctls_enotty)
 				got = sys_ioctl(self->hfd, cmd,
 						(unsigned long)self->arena);
 				calls++;
-				if (got >= 0 && cmd == PERCS_IOC_WINDOW_RESERVE) {
+				if (got >= 0 &&
+				    (cmd == PERCS_IOC_WINDOW_RESERVE ||
+				     cmd == PERCS_IOC_JOB_CREATE)) {
 					close(got);
 					got = 0;
 				}
@@ -886,7 +898,7 @@ TEST_F(bnd, bad_pointers_efault)
 
 	/* poll-mode and named-window reservations into read-only memory */
 	for (b = 0; b < 2; b++) {
-		struct percs_window_reserve in = reserve_clean();
+		struct percs_window_reserve in = reserve_clean(self);
 		long got;
 
 		in.flags = b ? PERCS_WINDOW_F_POLL : 0;
@@ -920,7 +932,7 @@ TEST_F(bnd, kick_flags)
 
 	for (mode = 0; mode < 2; mode++) {
 		fd = pt_reserve_raw(self->hfd, mode ? PERCS_WINDOW_F_POLL : 0,
-				    FIFO_4K, FIFO_4K, pt_new_key(),
+				    FIFO_4K, FIFO_4K, self->key,
 				    PERCS_WINDOW_ANY, &req);
 		ASSERT_LE(0, fd);
 		for (i = 0; i < ARRAY_SIZE(bvals); i++) {
@@ -1004,7 +1016,7 @@ TEST_F_TIMEOUT(bnd, doorbell_indices, 120)
 
 		ASSERT_EQ(0, pt_rawwin_open(&rw, self->hfd,
 					    poll ? PERCS_WINDOW_F_POLL : 0,
-					    FIFO_4K, FIFO_4K, pt_new_key()));
+					    FIFO_4K, FIFO_4K, self->key));
 		db = pt_rawwin_db(&rw);
 		st = pt_rawwin_st(&rw);
 		if (which)
@@ -1076,7 +1088,7 @@ TEST_F(bnd, cq_head_values)
 		long got;
 
 		ASSERT_EQ(0, pt_rawwin_open(&rw, self->hfd, 0, FIFO_4K,
-					    FIFO_4K, pt_new_key()));
+					    FIFO_4K, self->key));
 		db = pt_rawwin_db(&rw);
 		st = pt_rawwin_st(&rw);
 		db->cq_head = v;
@@ -1171,7 +1183,7 @@ TEST_F_TIMEOUT(bnd, mmap_offsets_lengths, 120)
 	if (_metadata->skip)
 		return;
 	/* 8 KiB FIFOs: two-page regions next to one-page ones */
-	wfd = pt_reserve_raw(self->hfd, 0, 2 * PAGE, 2 * PAGE, pt_new_key(),
+	wfd = pt_reserve_raw(self->hfd, 0, 2 * PAGE, 2 * PAGE, self->key,
 			     PERCS_WINDOW_ANY, &req);
 	ASSERT_LE(0, wfd);
 	ASSERT_EQ(0, pt_snap_take(&self->base));
@@ -1272,7 +1284,7 @@ TEST_F(bnd, munmap_ranges)
 		return;
 
 	/* a 16 KiB send FIFO: four pages */
-	wfd = pt_reserve_raw(self->hfd, 0, 4 * PAGE, FIFO_4K, pt_new_key(),
+	wfd = pt_reserve_raw(self->hfd, 0, 4 * PAGE, FIFO_4K, self->key,
 			     PERCS_WINDOW_ANY, &req);
 	ASSERT_LE(0, wfd);
 	reg = &req.regions[PERCS_REGION_SEND_FIFO];

@@ -781,9 +781,9 @@ FIXTURE_TEARDOWN(coll)
 	open_w_close_all();
 	/* Not an ASSERT: a failed one here would run the teardown again. */
 	EXPECT_EQ(0, pt_wait_live_zero(&l, PT_TIMEOUT_MS)) {
-		TH_LOG("live: windows %ld reserved %ld mappings %ld blocked %ld job_keys %ld in_flight %ld atomics %ld cau_trees %ld",
+		TH_LOG("live: windows %ld reserved %ld mappings %ld blocked %ld jobs %ld in_flight %ld atomics %ld cau_trees %ld",
 		       l.windows, l.windows_reserved, l.mappings,
-		       l.blocked_senders, l.job_keys, l.packets_in_flight,
+		       l.blocked_senders, l.jobs, l.packets_in_flight,
 		       l.atomics_outstanding, l.cau_trees);
 	}
 }

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "common.h"
@@ -113,12 +115,51 @@ int pt_window_query(unsigned int hub, unsigned int unit, uint32_t window)
 	return ret;
 }
 
+/*
+ * The jobs this process created, by key: tests name a job by the key its
+ * packets carry, and reservations find the job fd here.  Children made by
+ * fork() inherit the table and the fds, as a launcher's ranks would.
+ */
+static struct {
+	uint32_t key;
+	int fd;
+} pt_jobs[PT_MAX_JOBS];
+static unsigned int pt_nr_jobs;
+
 uint32_t pt_new_key(void)
 {
-	static uint32_t counter;
+	struct percs_job_create jc = { .size = sizeof(jc) };
+	int hfd, fd;
 
-	/* pid in the high bits: distinct across the harness's test children */
-	return ((uint32_t)getpid() << 10) ^ (++counter & 0x3ff) ^ 0x80000000u;
+	if (pt_nr_jobs == PT_MAX_JOBS) {
+		fprintf(stderr, "pt_new_key: more than %d jobs open\n",
+			PT_MAX_JOBS);
+		return 0;
+	}
+	hfd = pt_hfi_open_fd(0, 0);
+	if (hfd < 0)
+		return 0;
+	fd = ioctl(hfd, PERCS_IOC_JOB_CREATE, &jc);
+	close(hfd);
+	if (fd < 0)
+		return 0;
+	pt_jobs[pt_nr_jobs].key = jc.job_key;
+	pt_jobs[pt_nr_jobs++].fd = fd;
+	return jc.job_key;
+}
+
+int pt_job_fd(uint32_t key)
+{
+	for (unsigned int i = 0; i < pt_nr_jobs; i++)
+		if (pt_jobs[i].key == key)
+			return pt_jobs[i].fd;
+	return -1;
+}
+
+void pt_jobs_close(void)
+{
+	while (pt_nr_jobs)
+		close(pt_jobs[--pt_nr_jobs].fd);
 }
 
 int pt_reserve(struct percs_hfi *hfi, uint32_t flags, uint32_t send_size,
@@ -129,7 +170,7 @@ int pt_reserve(struct percs_hfi *hfi, uint32_t flags, uint32_t send_size,
 		.flags = flags,
 		.send_fifo_size = send_size,
 		.recv_fifo_size = recv_size,
-		.job_key = key,
+		.job_fd = pt_job_fd(key),
 		.window = window,
 	};
 
@@ -147,7 +188,7 @@ int pt_reserve_raw(int hfi_fd, uint32_t flags, uint32_t send_size,
 	req->flags = flags;
 	req->send_fifo_size = send_size;
 	req->recv_fifo_size = recv_size;
-	req->job_key = key;
+	req->job_fd = pt_job_fd(key);
 	req->window = window;
 	fd = ioctl(hfi_fd, PERCS_IOC_WINDOW_RESERVE, req);
 	return fd < 0 ? -errno : fd;
@@ -329,7 +370,7 @@ int pt_read_live(struct pt_live *live)
 	FILE *f;
 
 	live->windows = live->windows_reserved = live->mappings = -1;
-	live->blocked_senders = live->job_keys = -1;
+	live->blocked_senders = live->jobs = -1;
 	live->packets_in_flight = live->atomics_outstanding = -1;
 	live->cau_trees = -1;
 	f = fopen(PT_DEBUGFS_LIVE, "re");
@@ -344,8 +385,8 @@ int pt_read_live(struct pt_live *live)
 			live->mappings = val;
 		else if (!strcmp(name, "blocked_senders"))
 			live->blocked_senders = val;
-		else if (!strcmp(name, "job_keys"))
-			live->job_keys = val;
+		else if (!strcmp(name, "jobs"))
+			live->jobs = val;
 		else if (!strcmp(name, "packets_in_flight"))
 			live->packets_in_flight = val;
 		else if (!strcmp(name, "atomics_outstanding"))
@@ -360,7 +401,7 @@ int pt_read_live(struct pt_live *live)
 bool pt_live_is_zero(const struct pt_live *l)
 {
 	return !l->windows && !l->windows_reserved && !l->mappings &&
-	       !l->blocked_senders && !l->job_keys && !l->packets_in_flight &&
+	       !l->blocked_senders && !l->jobs && !l->packets_in_flight &&
 	       !l->atomics_outstanding && !l->cau_trees;
 }
 
@@ -369,6 +410,8 @@ int pt_wait_live_zero(struct pt_live *live, int timeout_ms)
 	uint64_t deadline = pt_now_ms() + timeout_ms;
 	int ret;
 
+	/* A job lives while its fd is open: the test's are done with. */
+	pt_jobs_close();
 	for (;;) {
 		ret = pt_read_live(live);
 		if (ret)
@@ -856,7 +899,7 @@ static bool pt_snap_eq(const struct pt_snap *a, const struct pt_snap *b)
 	       a->live.windows_reserved == b->live.windows_reserved &&
 	       a->live.mappings == b->live.mappings &&
 	       a->live.blocked_senders == b->live.blocked_senders &&
-	       a->live.job_keys == b->live.job_keys &&
+	       a->live.jobs == b->live.jobs &&
 	       a->live.atomics_outstanding == b->live.atomics_outstanding &&
 	       a->live.cau_trees == b->live.cau_trees;
 }
@@ -875,4 +918,68 @@ bool pt_snap_back(const struct pt_snap *want, struct pt_snap *now,
 			return false;
 		usleep(1000);
 	}
+}
+
+ssize_t pt_send_fd(int sock, int fd, const void *data, size_t len)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &mh, 0);
+}
+
+int pt_recv_fd(int sock, void *data, size_t len, int ms)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = data, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct pollfd pf = { .fd = sock, .events = POLLIN };
+	struct cmsghdr *cm;
+	int fd;
+
+	if (poll(&pf, 1, ms) != 1)
+		return -ETIMEDOUT;
+	if (recvmsg(sock, &mh, MSG_WAITALL) != (ssize_t)len)
+		return -EPIPE;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -EBADMSG;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	return fd;
+}
+
+/* Is any fd of this process, named as a job fd, the job with @key? */
+bool pt_any_fd_joins(uint32_t key)
+{
+	int hfd = pt_hfi_open_fd(0, 0);
+	bool joined = false;
+
+	for (int n = 0; n < 256 && hfd >= 0; n++) {
+		struct percs_window_reserve req = {
+			.size = sizeof(req), .send_fifo_size = PERCS_FIFO_MIN_SIZE,
+			.recv_fifo_size = PERCS_FIFO_MIN_SIZE, .job_fd = n,
+			.window = PERCS_WINDOW_ANY,
+		};
+		int fd = ioctl(hfd, PERCS_IOC_WINDOW_RESERVE, &req);
+
+		if (fd >= 0) {
+			joined |= req.job_key == key;
+			close(fd);
+		}
+	}
+	if (hfd >= 0)
+		close(hfd);
+	return joined;
 }

@@ -24,7 +24,13 @@
  *   pt_rawwin_map(rw, fd, &req)      map a window fd received from elsewhere
  *   pt_raw_put(rw, pos, hdr, payload) write a packet at send FIFO unit pos
  *   pt_raw_trigger(rw, tail, kick)   store send_tail, optionally KICK
- *   pt_new_key()                     a job key no other test process uses
+ *   pt_new_key()                     a new job (PERCS_IOC_JOB_CREATE):
+ *                                    its key, 0 on failure
+ *   pt_job_fd(key)                   the fd of a job pt_new_key() made
+ *                                    (-1 for any other key)
+ *   pt_jobs_close()                  close them all (pt_wait_live_zero()
+ *                                    does, so that no job is left)
+ *   pt_any_fd_joins(key)             an fd of this process joins that job
  *   pt_send(w, dst, buf, len, tag, flags, timeout_ms)
  *   pt_icswx(w, dst, buf, len, tag, timeout_ms)
  *                                    retry -EAGAIN (kicking) until deadline
@@ -101,7 +107,7 @@ struct pt_live {
 	long windows_reserved;
 	long mappings;
 	long blocked_senders;
-	long job_keys;
+	long jobs;
 	long packets_in_flight;
 	long atomics_outstanding;
 	long cau_trees;
@@ -145,7 +151,16 @@ int pt_hfi_open_fd(unsigned int hub, unsigned int unit);
  * Return: 0 (the window is reserved), the ioctl's -errno (-ENOENT: free).
  */
 int pt_window_query(unsigned int hub, unsigned int unit, uint32_t window);
+#define PT_MAX_JOBS	256
 uint32_t pt_new_key(void);
+/* @len bytes of @data with @fd attached (SCM_RIGHTS): bytes sent or -1. */
+ssize_t pt_send_fd(int sock, int fd, const void *data, size_t len);
+/* @len bytes and one fd within @ms: the fd, or -ETIMEDOUT, -EPIPE... */
+int pt_recv_fd(int sock, void *data, size_t len, int ms);
+int pt_job_fd(uint32_t key);
+void pt_jobs_close(void);
+/* Does any fd below 256, named as a job fd, join the job with @key? */
+bool pt_any_fd_joins(uint32_t key);
 
 int pt_reserve(struct percs_hfi *hfi, uint32_t flags, uint32_t send_size,
 	       uint32_t recv_size, uint32_t key, uint32_t window,
@@ -367,10 +382,10 @@ uint64_t pt_checksum(const void *buf, size_t len);
 	int __r = pt_wait_live_zero(&__l, PT_TIMEOUT_MS);		\
 	if (__r)							\
 		TH_LOG("live: windows %ld reserved %ld mappings %ld "	\
-		       "blocked %ld job_keys %ld in_flight %ld "	\
+		       "blocked %ld jobs %ld in_flight %ld "	\
 		       "atomics %ld cau_trees %ld (%d)",		\
 		       __l.windows, __l.windows_reserved, __l.mappings,	\
-		       __l.blocked_senders, __l.job_keys,		\
+		       __l.blocked_senders, __l.jobs,		\
 		       __l.packets_in_flight, __l.atomics_outstanding,	\
 		       __l.cau_trees, __r);				\
 	ASSERT_EQ(0, __r);						\

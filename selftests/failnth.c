@@ -138,6 +138,7 @@ struct ctx {
 		struct percs_window_reserve reserve;
 		struct percs_mr_register mr;
 		struct percs_mr_deregister dereg;
+		struct percs_job_create job;
 	} arg;
 	uint32_t flags;		/* reserve: window flags */
 	uint32_t fifo;		/* reserve: FIFO sizes */
@@ -242,13 +243,13 @@ static void sweep(struct __test_metadata *_metadata, struct ctx *c,
 		}
 		/* nothing left behind */
 		if (!pt_snap_back(&base, &now, 5000)) {
-			TH_LOG("%s, fault %u (answer %ld): left behind: fds %d->%d windows %ld->%ld reserved %ld->%ld mappings %ld->%ld job_keys %ld->%ld",
+			TH_LOG("%s, fault %u (answer %ld): left behind: fds %d->%d windows %ld->%ld reserved %ld->%ld mappings %ld->%ld jobs %ld->%ld",
 			       op->name, n, ret, base.fds, now.fds,
 			       base.live.windows, now.live.windows,
 			       base.live.windows_reserved,
 			       now.live.windows_reserved, base.live.mappings,
-			       now.live.mappings, base.live.job_keys,
-			       now.live.job_keys);
+			       now.live.mappings, base.live.jobs,
+			       now.live.jobs);
 			_metadata->passed = 0;
 		}
 		/* and the same call works right after */
@@ -322,7 +323,7 @@ static int prep_reserve(struct ctx *c)
 	c->arg.reserve.flags = c->flags;
 	c->arg.reserve.send_fifo_size = c->fifo;
 	c->arg.reserve.recv_fifo_size = c->fifo;
-	c->arg.reserve.job_key = c->key;
+	c->arg.reserve.job_fd = pt_job_fd(c->key);
 	c->arg.reserve.window = PERCS_WINDOW_ANY;
 	return 0;
 }
@@ -339,6 +340,34 @@ static void undo_close(struct ctx *c, long ret)
 	close(ret);
 	/* the next call starts from a clean argument */
 	prep_reserve(c);
+}
+
+static int prep_job(struct ctx *c)
+{
+	memset(&c->arg, 0, sizeof(c->arg));
+	c->arg.job.size = sizeof(c->arg.job);
+	return 0;
+}
+
+static long call_job(struct ctx *c)
+{
+	return sys_ioctl(c->hfd, PERCS_IOC_JOB_CREATE, (unsigned long)&c->arg);
+}
+
+/* The answer names the fd, and the fd is that job. */
+static int check_job(struct ctx *c, long ret)
+{
+	struct percs_job_query q = { .size = sizeof(q) };
+
+	return c->arg.job.fd == ret && c->arg.job.job_key &&
+	       !ioctl(ret, PERCS_IOC_JOB_QUERY, &q) &&
+	       q.job_key == c->arg.job.job_key ? 0 : -1;
+}
+
+static void undo_job(struct ctx *c, long ret)
+{
+	close(ret);
+	prep_job(c);
 }
 
 /*
@@ -679,6 +708,19 @@ TEST_F_TIMEOUT(fnth, reserve_kick_mode, 300)
 		TH_LOG("FIFOs of %u bytes", sizes[i]);
 		sweep(_metadata, &self->c, &op);
 	}
+}
+
+TEST_F_TIMEOUT(fnth, job_create, 300)
+{
+	const struct fop op = {
+		.name = "JOB_CREATE", .prepare = prep_job, .call = call_job,
+		.check = check_job, .undo = undo_job,
+		.allowed = { -ENOMEM, -EFAULT, -ENFILE },
+	};
+
+	if (_metadata->skip)
+		return;
+	sweep(_metadata, &self->c, &op);
 }
 
 /* HFI @id has its polling engine running (a "percs-poll/<id>" kthread). */

@@ -66,14 +66,14 @@
 enum res {
 	A_OK, A_EINVAL, A_EFAULT, A_E2BIG, A_ENOENT, A_EBUSY, A_ENOSPC,
 	A_ENOMEM, A_EMFILE, A_EPERM, A_EACCES, A_ENOTTY, A_EOVERFLOW,
-	A_ENODEV, A_OTHER, NR_RES
+	A_ENODEV, A_EBADF, A_OTHER, NR_RES
 };
 #define B(r)	(1u << (r))
 
 static const char *const res_name[NR_RES] = {
 	"ok", "EINVAL", "EFAULT", "E2BIG", "ENOENT", "EBUSY", "ENOSPC",
 	"ENOMEM", "EMFILE", "EPERM", "EACCES", "ENOTTY", "EOVERFLOW",
-	"ENODEV", "other",
+	"ENODEV", "EBADF", "other",
 };
 
 static enum res res_of(long r)
@@ -94,6 +94,7 @@ static enum res res_of(long r)
 	case ENOTTY: return A_ENOTTY;
 	case EOVERFLOW: return A_EOVERFLOW;
 	case ENODEV: return A_ENODEV;
+	case EBADF: return A_EBADF;
 	}
 	return A_OTHER;
 }
@@ -473,12 +474,12 @@ static const struct field reserve_fields[] = {
 	FIELD(struct percs_window_reserve, flags),
 	FIELD(struct percs_window_reserve, send_fifo_size),
 	FIELD(struct percs_window_reserve, recv_fifo_size),
-	FIELD(struct percs_window_reserve, job_key),
+	FIELD(struct percs_window_reserve, job_fd),
 	FIELD(struct percs_window_reserve, window),
 	FIELD(struct percs_window_reserve, fd),
 	FIELD(struct percs_window_reserve, imm_slots),
 	FIELD(struct percs_window_reserve, cq_entries),
-	FIELD(struct percs_window_reserve, reserved),
+	FIELD(struct percs_window_reserve, job_key),
 	FIELD(struct percs_window_reserve, addr.hub),
 	FIELD(struct percs_window_reserve, addr.window),
 	FIELD(struct percs_window_reserve, regions[0].offset),
@@ -556,6 +557,15 @@ static uint32_t pick_fifo_size(struct fz_thread *t)
 	return PERCS_FIFO_MIN_SIZE << rnd(t, 5);
 }
 
+/* @fd is the fd of one of the fuzzer's jobs. */
+static bool job_fd_known(int fd)
+{
+	for (unsigned int i = 0; i < 3; i++)
+		if (fd >= 0 && fd == pt_job_fd(fz.keys[i]))
+			return true;
+	return false;
+}
+
 /*
  * The allowed answers of HFI ioctl @c with struct image @s (the kernel's
  * size), size field @usize, a non-zero tail byte at @tail_nz (or -1),
@@ -599,14 +609,18 @@ static unsigned int hfi_model(unsigned int c, const union fz_struct *s,
 	default: {
 		const struct percs_window_reserve *r = &s->reserve;
 
-		if (r->flags & ~PERCS_WINDOW_F_ALL || r->reserved || r->fd ||
+		if (r->flags & ~PERCS_WINDOW_F_ALL || r->job_key || r->fd ||
 		    r->imm_slots || r->cq_entries)
 			return B(A_EINVAL);
 		if (!fifo_size_ok(r->send_fifo_size) ||
-		    !fifo_size_ok(r->recv_fifo_size) || !r->job_key)
+		    !fifo_size_ok(r->recv_fifo_size))
 			return B(A_EINVAL);
 		if (r->window != PERCS_WINDOW_ANY && r->window >= fz.total)
 			return B(A_EINVAL);
+		/* not a job: not open, or (other threads open fds) a file */
+		if (!job_fd_known(r->job_fd))
+			return B(A_EBADF) | B(A_EINVAL) | B(A_ENOMEM) |
+			       (writable ? 0 : B(A_EFAULT));
 		/* the index is picked before the answer is written */
 		ok = B(A_OK) | B(A_ENOSPC) | B(A_ENOMEM) |
 		     (r->window != PERCS_WINDOW_ANY ? B(A_EBUSY) : 0);
@@ -649,7 +663,7 @@ static void hfi_arg_build(struct fz_thread *t, unsigned int c,
 		a->s.reserve.flags = chance(t, 30) ? PERCS_WINDOW_F_POLL : 0;
 		a->s.reserve.send_fifo_size = pick_fifo_size(t);
 		a->s.reserve.recv_fifo_size = pick_fifo_size(t);
-		a->s.reserve.job_key = fz.keys[rnd(t, 3)];
+		a->s.reserve.job_fd = pt_job_fd(fz.keys[rnd(t, 3)]);
 		a->s.reserve.window = chance(t, 85) ? PERCS_WINDOW_ANY :
 				      rnd(t, fz.total);
 		break;
@@ -794,7 +808,7 @@ static void op_hfi_ioctl(struct fz_thread *t, unsigned int c)
 		ans.flags = a.s.reserve.flags;
 		lock();
 		if (count_fds_kind(true) < FZ_MAX_FDS - FZ_MAX_HFI_FDS)
-			w = win_add(&ans, a.s.reserve.job_key);
+			w = win_add(&ans, ans.job_key);
 		if (w >= 0 && fd_add(got, w) < 0)
 			fz.win[w].used = false, w = -1;
 		unlock();
@@ -1644,7 +1658,7 @@ static int fz_child(struct fz_thread *t, struct fz_inherit *in)
 				.flags = chance(t, 30) ? PERCS_WINDOW_F_POLL : 0,
 				.send_fifo_size = PERCS_FIFO_MIN_SIZE,
 				.recv_fifo_size = PERCS_FIFO_MIN_SIZE,
-				.job_key = fz.keys[rnd(t, 3)],
+				.job_fd = pt_job_fd(fz.keys[rnd(t, 3)]),
 				.window = PERCS_WINDOW_ANY,
 			};
 
@@ -1997,18 +2011,18 @@ TEST_F_TIMEOUT(fuzz, random_calls, 300)
 			if ((live.windows == want_w &&
 			     live.windows_reserved == want_w &&
 			     live.mappings == want_m &&
-			     live.job_keys == want_k) || pt_now_ms() > until)
+			     live.jobs == want_k) || pt_now_ms() > until)
 				break;
 			usleep(2000);
 		}
 		EXPECT_EQ(want_w, live.windows);
 		EXPECT_EQ(want_w, live.windows_reserved);
 		EXPECT_EQ(want_m, live.mappings);
-		EXPECT_EQ(want_k, live.job_keys);
+		EXPECT_EQ(want_k, live.jobs);
 		TH_LOG("at the end: %ld windows, %ld mappings, %ld job keys "
 		       "(live: %ld, %ld, %ld; %ld blocked senders)", want_w,
 		       want_m, want_k, live.windows, live.mappings,
-		       live.job_keys, live.blocked_senders);
+		       live.jobs, live.blocked_senders);
 	}
 
 	/* everything closed: nothing left */
@@ -2021,6 +2035,7 @@ TEST_F_TIMEOUT(fuzz, random_calls, 300)
 	memset(fz.map, 0, sizeof(fz.map));
 	memset(fz.fd, 0, sizeof(fz.fd));
 	memset(fz.win, 0, sizeof(fz.win));
+	pt_jobs_close();	/* the three jobs, made after the count */
 	EXPECT_EQ(fds_before, count_fds());
 	ASSERT_LIVE_ZERO();
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * isolation: which packets reach which windows (job keys, addresses), who
- * may drive a window (whoever holds its fd: SCM_RIGHTS, fork) and who may
- * use a job key (the uid that holds it, or CAP_SYS_ADMIN).
+ * isolation: which packets reach which windows (jobs, addresses) and who
+ * may drive a window (whoever holds its fd: SCM_RIGHTS, fork).  Who may
+ * join a job, and what other users see, is jobs.c's.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -17,8 +17,6 @@
 #include "common.h"
 
 #define FIFO_4K PERCS_FIFO_MIN_SIZE
-#define NOBODY 65534
-#define NOBODY2 65533
 
 static int info_of(unsigned int hub, unsigned int unit,
 		   struct percs_hfi_info *info)
@@ -313,24 +311,6 @@ TEST_F(pair, errors_do_not_block_later_packets)
 	EXPECT_NOTHING_RECEIVED(self->b);
 }
 
-/* Send @len bytes of @data with @fd attached (SCM_RIGHTS). */
-static ssize_t send_fd(int sock, int fd, void *data, size_t len)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = data, .iov_len = len };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &mh, 0);
-}
-
 /*
  * SCM_RIGHTS: the fd is the capability.  Another process that receives it
  * drives the window; the window lives until both have closed it.
@@ -403,7 +383,7 @@ TEST(scm_rights_passes_window)
 	ASSERT_LE(0, wfd);
 	ASSERT_EQ(0, pt_hfi_open(0, 0, &hfi));
 	ASSERT_EQ(0, pt_reserve(hfi, 0, FIFO_4K, FIFO_4K, key, 41, &recv_w));
-	ASSERT_EQ(sizeof(req), send_fd(sv[0], wfd, &req, sizeof(req)));
+	ASSERT_EQ(sizeof(req), pt_send_fd(sv[0], wfd, &req, sizeof(req)));
 	ASSERT_EQ('s', read_byte(sv[0], 10000));
 	ret = pt_recv(recv_w, &got, buf, sizeof(buf), PT_TIMEOUT_MS);
 	ASSERT_EQ(14, ret);
@@ -462,173 +442,6 @@ TEST(fork_child_inherits_window)
 	percs_window_release(w);
 	percs_window_release(r);
 	percs_hfi_close(hfi);
-	ASSERT_LIVE_ZERO();
-}
-
-/*
- * Run @fn as uid @uid in a child (the HFI is opened after the switch: the
- * device is world-accessible).  Return: the child's exit code.
- */
-static int as_user(uid_t uid, int (*fn)(void *), void *arg)
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
-			_exit(100);
-		_exit(fn(arg));
-	}
-	return wait_child(pid, 20000);
-}
-
-/* exit codes: 0 = as expected; 1..9 = which check failed */
-static int reserve_key_expect(void *arg)
-{
-	const uint32_t *k = arg;	/* k[0] key, k[1] expected -errno */
-	struct percs_window_reserve req;
-	int hfd = pt_hfi_open_fd(0, 1), ret;
-
-	if (hfd < 0)
-		return 2;
-	ret = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, k[0], PERCS_WINDOW_ANY,
-			     &req);
-	if ((int)k[1] == 0)
-		return ret >= 0 ? 0 : 3;
-	return ret == (int)k[1] ? 0 : 4;
-}
-
-/* Another uid cannot join a key held by root's window; a fresh key works. */
-TEST(jobkey_other_uid_eacces)
-{
-	struct percs_window_reserve req;
-	uint32_t key = pt_new_key(), arg[2];
-	int hfd, wfd;
-
-	PT_REQUIRE_DEVICE();
-	if (geteuid() != 0)
-		SKIP(return, "needs root to switch uids");
-	hfd = pt_hfi_open_fd(0, 0);
-	ASSERT_LE(0, hfd);
-	wfd = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, key, PERCS_WINDOW_ANY,
-			     &req);
-	ASSERT_LE(0, wfd);
-
-	arg[0] = key;
-	arg[1] = (uint32_t)-EACCES;
-	EXPECT_EQ(0, as_user(NOBODY, reserve_key_expect, arg));
-	arg[0] = pt_new_key();
-	arg[1] = 0;
-	EXPECT_EQ(0, as_user(NOBODY, reserve_key_expect, arg));
-	/* root's window is untouched, nothing leaked by the failure */
-	EXPECT_EQ(1, pt_sysfs_windows_in_use(0, 0));
-	EXPECT_EQ(0, pt_sysfs_windows_in_use(0, 1));
-	close(wfd);
-	close(hfd);
-	ASSERT_LIVE_ZERO();
-}
-
-/* Once every window of a key is closed, another uid may take the key. */
-TEST(jobkey_free_after_close)
-{
-	struct percs_window_reserve req;
-	uint32_t key = pt_new_key(), arg[2];
-	int hfd, w1, w2;
-
-	PT_REQUIRE_DEVICE();
-	if (geteuid() != 0)
-		SKIP(return, "needs root to switch uids");
-	hfd = pt_hfi_open_fd(0, 0);
-	ASSERT_LE(0, hfd);
-	w1 = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, key, PERCS_WINDOW_ANY,
-			    &req);
-	ASSERT_LE(0, w1);
-	w2 = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, key, PERCS_WINDOW_ANY,
-			    &req);
-	ASSERT_LE(0, w2);
-	arg[0] = key;
-	arg[1] = (uint32_t)-EACCES;
-	close(w1);	/* one window of the key left: still root's */
-	EXPECT_EQ(0, as_user(NOBODY, reserve_key_expect, arg));
-	close(w2);
-	arg[1] = 0;
-	EXPECT_EQ(0, as_user(NOBODY, reserve_key_expect, arg));
-	close(hfd);
-	ASSERT_LIVE_ZERO();
-}
-
-struct held_key {
-	uint32_t key;
-	int to_parent, from_parent;
-};
-
-/* As nobody: hold @key until the parent is done with its checks. */
-static int hold_key_as_nobody(void *arg)
-{
-	struct held_key *hk = arg;
-	struct percs_window_reserve req;
-	int hfd, wfd;
-
-	hfd = pt_hfi_open_fd(0, 0);
-	if (hfd < 0)
-		return 1;
-	wfd = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, hk->key,
-			     PERCS_WINDOW_ANY, &req);
-	if (wfd < 0)
-		return 2;
-	write_byte(hk->to_parent, 'h');
-	if (read_byte(hk->from_parent, 10000) != 'j')
-		return 3;
-	close(wfd);
-	return 0;
-}
-
-/*
- * A key held by an unprivileged user: other users get EACCES, root
- * (CAP_SYS_ADMIN, a job launcher) may join it.
- */
-TEST(jobkey_held_by_user)
-{
-	struct percs_window_reserve req;
-	struct held_key hk;
-	uint32_t arg[2];
-	int up[2], down[2], hfd, wfd, status;
-	pid_t pid;
-
-	PT_REQUIRE_DEVICE();
-	if (geteuid() != 0)
-		SKIP(return, "needs root to switch uids");
-	ASSERT_EQ(0, pipe(up));
-	ASSERT_EQ(0, pipe(down));
-	hk.key = pt_new_key();
-	hk.to_parent = up[1];
-	hk.from_parent = down[0];
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		if (setresgid(NOBODY, NOBODY, NOBODY) ||
-		    setresuid(NOBODY, NOBODY, NOBODY))
-			_exit(100);
-		_exit(hold_key_as_nobody(&hk));
-	}
-	ASSERT_EQ('h', read_byte(up[0], 20000));
-	/* A third user cannot join. */
-	arg[0] = hk.key;
-	arg[1] = (uint32_t)-EACCES;
-	EXPECT_EQ(0, as_user(NOBODY2, reserve_key_expect, arg));
-	/* root can. */
-	hfd = pt_hfi_open_fd(0, 1);
-	ASSERT_LE(0, hfd);
-	wfd = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, hk.key,
-			     PERCS_WINDOW_ANY, &req);
-	EXPECT_LE(0, wfd);
-	write_byte(down[1], 'j');
-	status = wait_child(pid, 20000);
-	EXPECT_EQ(0, status);
-	if (wfd >= 0)
-		close(wfd);
-	close(hfd);
 	ASSERT_LIVE_ZERO();
 }
 

@@ -18,8 +18,8 @@
  * - kick_*: a kick against a send FIFO that another process keeps full
  *   returns in bounded time, and a process kicking it dies at once on
  *   SIGKILL.
- * - quota_*: max_windows_per_user, max_mrs_per_user and
- *   max_cau_trees_per_user hold with EDQUOT, for the user that reached
+ * - quota_*: max_windows_per_user, max_mrs_per_user,
+ *   max_cau_trees_per_user and max_jobs_per_user hold with EDQUOT, for the user that reached
  *   them only, and releasing frees the quota; only root may set them.
  */
 #include <fcntl.h>
@@ -410,45 +410,6 @@ TEST(memlock_exec)
 	ASSERT_LIVE_ZERO();
 }
 
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char c = 'f';
-	struct iovec iov = { &c, 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -errno;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	char c;
-	struct iovec iov = { &c, 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &m, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /*
  * SCM_RIGHTS variant: the sender registers the limit and passes the window
  * to a receiver, an unrelated process of the same user, then exits; the
@@ -463,7 +424,7 @@ static int scm_receiver(int sock)
 
 	if (!buf)
 		return 10;
-	wfd = recv_fd(sock);
+	wfd = pt_recv_fd(sock, &c, 1, 20000);
 	if (wfd < 0)
 		return 11;
 	/* The sender has exited: its process no longer counts anything. */
@@ -486,7 +447,7 @@ static int scm_sender(int sock)
 		return 21;
 	if (mr_register(wfd, buf, MEMLOCK_LIMIT, NULL))
 		return 22;
-	if (send_fd(sock, wfd))
+	if (pt_send_fd(sock, wfd, "f", 1) != 1)
 		return 23;
 	close(wfd);
 	return 0;
@@ -635,7 +596,7 @@ TEST(reserve_copy_stalls)
 	s.req->size = sizeof(*s.req);
 	s.req->send_fifo_size = FIFO_4K;
 	s.req->recv_fifo_size = FIFO_4K;
-	s.req->job_key = pt_new_key();
+	s.req->job_fd = pt_job_fd(pt_new_key());
 	s.req->window = PERCS_WINDOW_ANY;
 	reg.range.start = (uintptr_t)mem;
 	reg.range.len = page;
@@ -834,6 +795,7 @@ FIXTURE_VARIANT(quota) {
 FIXTURE_VARIANT_ADD(quota, windows) { .param = "max_windows_per_user" };
 FIXTURE_VARIANT_ADD(quota, mrs) { .param = "max_mrs_per_user" };
 FIXTURE_VARIANT_ADD(quota, cau_trees) { .param = "max_cau_trees_per_user" };
+FIXTURE_VARIANT_ADD(quota, jobs) { .param = "max_jobs_per_user" };
 
 FIXTURE_SETUP(quota)
 {
@@ -861,13 +823,14 @@ FIXTURE_TEARDOWN(quota)
 struct qobj {
 	int hfd;
 	int wfd[4];		/* windows quota: the windows themselves */
+	int jfd[4];		/* jobs */
 	uint32_t handle[4];	/* registrations */
 	uint32_t tree[4];	/* CAU trees */
 	struct percs_addr addr;
 	void *buf;
 };
 
-/* Create object @i of kind @kind (0 windows, 1 MRs, 2 trees). */
+/* Create object @i of kind @kind (0 windows, 1 MRs, 2 trees, 3 jobs). */
 static int qobj_make(struct qobj *q, int kind, int i)
 {
 	struct percs_cau_member m = { .parent = PERCS_CAU_ROOT };
@@ -883,6 +846,12 @@ static int qobj_make(struct qobj *q, int kind, int i)
 	case 1:
 		return mr_register(q->wfd[0], (char *)q->buf + i * 4096, 4096,
 				   &q->handle[i]);
+	case 3: {
+		struct percs_job_create jc = { .size = sizeof(jc) };
+
+		q->jfd[i] = ioctl(q->hfd, PERCS_IOC_JOB_CREATE, &jc);
+		return q->jfd[i] < 0 ? -errno : 0;
+	}
 	default:
 		m.win = q->addr;
 		if (ioctl(q->wfd[0], PERCS_IOC_CAU_CREATE, &c))
@@ -901,6 +870,8 @@ static int qobj_drop(struct qobj *q, int kind, int i)
 		return close(q->wfd[i]) ? -errno : 0;
 	case 1:
 		return mr_deregister(q->wfd[0], q->handle[i]);
+	case 3:
+		return close(q->jfd[i]) ? -errno : 0;
 	default:
 		return ioctl(q->wfd[0], PERCS_IOC_CAU_DESTROY, &op) ? -errno : 0;
 	}
@@ -914,7 +885,7 @@ static int quota_user(uid_t uid, int kind)
 {
 	struct percs_window_reserve req;
 	struct qobj q = { 0 };
-	int i, ret, first = kind == 0 ? 0 : 1;
+	int i, ret, first = kind == 0 || kind == 3 ? 0 : 1;
 
 	if (drop_to(uid))
 		return 10;
@@ -922,8 +893,10 @@ static int quota_user(uid_t uid, int kind)
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (q.buf == MAP_FAILED)
 		return 11;
-	if (kind) {
-		q.hfd = pt_hfi_open_fd(0, 0);
+	q.hfd = pt_hfi_open_fd(0, 0);
+	if (q.hfd < 0)
+		return 13;
+	if (kind == 1 || kind == 2) {
 		q.wfd[0] = pt_reserve_raw(q.hfd, 0, FIFO_4K, FIFO_4K,
 					  pt_new_key(), PERCS_WINDOW_ANY, &req);
 		if (q.wfd[0] < 0)
@@ -960,7 +933,8 @@ static int quota_child(uid_t uid, int kind)
 TEST_F(quota, edquot_per_user_and_freed)
 {
 	int kind = !strcmp(variant->param, "max_windows_per_user") ? 0 :
-		   !strcmp(variant->param, "max_mrs_per_user") ? 1 : 2;
+		   !strcmp(variant->param, "max_mrs_per_user") ? 1 :
+		   !strcmp(variant->param, "max_cau_trees_per_user") ? 2 : 3;
 	int fd, status;
 	pid_t pid;
 

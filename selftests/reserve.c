@@ -345,7 +345,7 @@ TEST_F_TIMEOUT(slow, reserve_mmap_close_cycles, 300)
 			EXPECT_EQ(1, live.windows);
 			EXPECT_EQ(1, live.windows_reserved);
 			EXPECT_EQ(PERCS_REGION_CLOCK + 1, live.mappings);
-			EXPECT_EQ(1, live.job_keys);
+			EXPECT_EQ(1, live.jobs);
 		}
 		percs_window_release(w);
 	}

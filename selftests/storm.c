@@ -185,6 +185,8 @@ static int st_iteration(struct st_proc *p, uint64_t *s, int partial,
 		return st_fail(p, "open HFI", hfd);
 	fd = pt_reserve_raw(hfd, flags, send, recv, pt_new_key(),
 			    PERCS_WINDOW_ANY, &req);
+	/* The window holds its job from here: a job per window, let go. */
+	pt_jobs_close();
 	if (fd < 0)
 		return st_fail(p, "reserve", fd);
 	if (req.addr.hub != hub || req.addr.hfi != unit ||
@@ -478,6 +480,8 @@ out:
 		if (h[side])
 			percs_hfi_close(h[side]);
 	}
+	/* A server between commands holds nothing: rmmod may come next. */
+	pt_jobs_close();
 	free(buf);
 	free(want);
 	return ret;

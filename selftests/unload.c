@@ -76,9 +76,11 @@ static int burst(void)
 	}
 	percs_kick(a.w, PERCS_KICK_F_SEND);
 out:
-	/* Closed with the datagrams in the network. */
+	/* Closed with the datagrams in the network; the job too (its fd
+	 * holds the module, as a window's does). */
 	pt_side_close(&a);
 	pt_side_close(&b);
+	pt_jobs_close();
 	return n;
 }
 

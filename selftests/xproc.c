@@ -286,7 +286,7 @@ FIXTURE_TEARDOWN(xp)
 /*
  * Another process of another job, same uid, no fd: its packets to the
  * window complete with -EACCES (FIFO, immediate, a forged job key) and
- * the window sees nothing.  Anyone may query the window: key, pid, uid.
+ * the window sees nothing.  Its user may query the window: key, pid, uid.
  */
 TEST_F(xp, other_job_cannot_touch_window)
 {
@@ -343,35 +343,43 @@ static int nobody_checks(const struct nobody_args *na)
 	struct percs_window *w;
 	struct percs_hfi *hfi;
 	struct percs_cqe c;
-	uint32_t mine = pt_new_key() ^ 0x40000000u;
-	int hfd, fd;
+	uint32_t mine;
+	int hfd, fd, n;
 
+	/* Another user's process: it has none of root's job fds fork gave. */
+	pt_jobs_close();
+	mine = pt_new_key();
 	hfd = pt_hfi_open_fd(na->root_addr.hub, na->root_addr.hfi);
-	if (hfd < 0)
+	if (hfd < 0 || !mine)
 		return 1;
-	/* The key is root's while root's window exists. */
-	if (pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, na->root_key,
-			   PERCS_WINDOW_ANY, &req) != -EACCES)
-		return 2;
-	/* The key is checked before the index. */
-	if (pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, na->root_key,
-			   na->root_window, &req) != -EACCES)
-		return 3;
-	/* A fresh key, but root's index: taken. */
+	/* No fd this process has joins root's job: it holds none. */
+	for (n = 0; n < 64; n++) {
+		memset(&req, 0, sizeof(req));
+		req.size = sizeof(req);
+		req.send_fifo_size = req.recv_fifo_size = FIFO_4K;
+		req.job_fd = n;
+		req.window = PERCS_WINDOW_ANY;
+		fd = ioctl(hfd, PERCS_IOC_WINDOW_RESERVE, &req);
+		if (fd >= 0 && req.job_key == na->root_key)
+			return 2;
+		if (fd >= 0)
+			close(fd);
+	}
+	/* Its own job, but root's index: taken. */
 	if (pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, mine, na->root_window,
 			   &req) != -EBUSY)
 		return 4;
-	/* A fresh key anywhere: fine (the device is 0666). */
+	/* Its own job anywhere: fine (the device is 0666). */
 	fd = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, mine, PERCS_WINDOW_ANY,
 			    &req);
-	if (fd < 0 || req.window == na->root_window)
+	if (fd < 0 || req.window == na->root_window || mine == na->root_key)
 		return 5;
 	close(fd);
 	close(hfd);
-	/* Queries are open to all: root's window, root's uid and key. */
+	/* Root's window is in use, and that is all it learns. */
 	if (query(na->root_addr.hub, na->root_addr.hfi, na->root_window, &q) ||
-	    q.state != PERCS_WSTATE_ACTIVE || q.uid != 0 ||
-	    q.job_key != na->root_key)
+	    q.state != PERCS_WSTATE_HIDDEN || q.uid || q.pid || q.job_key ||
+	    q.packets_sent || q.packets_received || q.send_fifo_size != FIFO_4K)
 		return 6;
 	/* Packets from nobody's job to root's window: EACCES. */
 	if (pt_hfi_open(0, 0, &hfi))
@@ -388,9 +396,10 @@ static int nobody_checks(const struct nobody_args *na)
 }
 
 /*
- * Another uid cannot join a key bound to root's window (EACCES, even when
- * naming root's index) nor take a reserved index with its own key (EBUSY);
- * its packets do not reach root's window.
+ * Another uid cannot join root's job (no fd it holds names it), nor take
+ * a reserved index with its own job (EBUSY), nor learn root's key, pid or
+ * traffic (the query says "hidden"); its packets do not reach root's
+ * window.
  */
 TEST_F(xp, other_uid_key_eacces_index_ebusy)
 {
@@ -420,7 +429,7 @@ TEST_F(xp, other_uid_key_eacces_index_ebusy)
 	EXPECT_EQ(0, percs_window_status(self->s)->recv_tail);
 	ASSERT_EQ(0, pt_read_live(&live));
 	EXPECT_EQ(1, live.windows);
-	EXPECT_EQ(1, live.job_keys);
+	EXPECT_EQ(1, live.jobs);	/* nobody's job went with it */
 }
 
 /*
@@ -486,47 +495,6 @@ TEST_F(xp, mmap_keys_not_global)
 	ASSERT_LIVE_ZERO();
 }
 
-static ssize_t send_fd(int sock, int fd, const void *data, size_t len)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &mh, 0);
-}
-
-/* Receive @len bytes and one fd within @ms; Return: the fd or -errno. */
-static int recv_fd(int sock, void *data, size_t len, int ms)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = data, .iov_len = len };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct pollfd pf = { .fd = sock, .events = POLLIN };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (poll(&pf, 1, ms) != 1)
-		return -ETIMEDOUT;
-	if (recvmsg(sock, &mh, MSG_WAITALL) != (ssize_t)len)
-		return -EPIPE;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -EBADMSG;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
-	return fd;
-}
-
 /* One FIFO packet from a raw window; Return: the kick's answer. */
 static int raw_send(struct pt_rawwin *rw, uint64_t *pos,
 		    struct percs_addr dst, uint32_t tag)
@@ -551,17 +519,22 @@ static int fd_user(int sock, uint32_t key, struct percs_addr dst)
 	int fd, hfd;
 	char c;
 
-	fd = recv_fd(sock, &req, sizeof(req), WAIT_MS);
+	fd = pt_recv_fd(sock, &req, sizeof(req), WAIT_MS);
 	if (fd < 0)
 		return 10;
 	if (pt_rawwin_map(&rw, fd, &req))
 		return 11;
 	if (raw_send(&rw, &pos, dst, 0xf1) != 1)
 		return 12;
-	/* The fd is not the key: joining root's key is still refused. */
+	/* A window's fd is not its job's: joining with it is refused. */
 	hfd = pt_hfi_open_fd(0, 0);
-	if (hfd < 0 || pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, key,
-				      PERCS_WINDOW_ANY, &tmp) != -EACCES)
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.size = sizeof(tmp);
+	tmp.send_fifo_size = tmp.recv_fifo_size = FIFO_4K;
+	tmp.job_fd = fd;
+	tmp.window = PERCS_WINDOW_ANY;
+	if (hfd < 0 || ioctl(hfd, PERCS_IOC_WINDOW_RESERVE, &tmp) >= 0 ||
+	    errno != EINVAL || pt_any_fd_joins(key))
 		return 13;
 	close(hfd);
 	if (put(sock, "s", 1) || get(sock, &c, 1, WAIT_MS) || c != 'c')
@@ -575,9 +548,9 @@ static int fd_user(int sock, uint32_t key, struct percs_addr dst)
 }
 
 /*
- * SCM_RIGHTS to a process of another uid: the fd is the capability (it
- * drives the window), not the key (it cannot reserve with it); the window
- * lives until both have closed it.
+ * SCM_RIGHTS to a process of another uid: the window fd is the capability
+ * to drive the window, not to join its job (no window of its own gets
+ * in); the window lives until both have closed it.
  */
 TEST_F(xp, scm_rights_to_other_uid)
 {
@@ -598,6 +571,8 @@ TEST_F(xp, scm_rights_to_other_uid)
 	pid = fork();	/* before the window: it cannot inherit it */
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
+		/* Only the window fd passed below: none of root's jobs. */
+		pt_jobs_close();
 		close(sv[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		_exit(become(NOBODY) ? 100 :
@@ -609,7 +584,7 @@ TEST_F(xp, scm_rights_to_other_uid)
 	wfd = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, key, PERCS_WINDOW_ANY,
 			     &req);
 	ASSERT_LE(0, wfd);
-	ASSERT_EQ(sizeof(req), send_fd(sv[0], wfd, &req, sizeof(req)));
+	ASSERT_EQ(sizeof(req), pt_send_fd(sv[0], wfd, &req, sizeof(req)));
 	ASSERT_EQ(0, get(sv[0], &c, 1, WAIT_MS));
 	ASSERT_EQ('s', c);
 	ret = pt_recv(self->s, &got, buf, sizeof(buf), PT_TIMEOUT_MS);
@@ -835,7 +810,7 @@ static int unprivileged_use(unsigned int nr_hfis)
 	}
 	hfd = pt_hfi_open_fd(0, 0);
 	fd = pt_reserve_raw(hfd, PERCS_WINDOW_F_POLL, FIFO_4K, FIFO_4K,
-			    pt_new_key() ^ 0x20000000u, PERCS_WINDOW_ANY, &req);
+			    pt_new_key(), PERCS_WINDOW_ANY, &req);
 	if (fd < 0)
 		return 3;
 	if (query(0, 0, req.window, &q) || q.uid != NOBODY ||
@@ -897,36 +872,45 @@ static int steal_as_nobody(pid_t owner, int wfd)
 }
 
 /*
- * No way around the fd: reopening a window through /proc/PID/fd gives no
- * window even to its owner (an anonymous inode: ENXIO); another uid can
- * neither open the link (EACCES) nor take the fd with pidfd_getfd (EPERM).
+ * No way around the fd: reopening a window or a job through /proc/PID/fd
+ * gives nothing even to its owner (an anonymous inode: ENXIO); another
+ * uid can neither open the link (EACCES) nor take the fd with
+ * pidfd_getfd (EPERM).
  */
 TEST_F(xp, no_reopen_no_steal)
 {
 	struct percs_window_reserve req;
+	uint32_t key = pt_new_key();
+	int hfd, wfd, fd, jfd = pt_job_fd(key);
 	char path[64];
-	int hfd, wfd, fd;
 	pid_t pid;
 
 	hfd = pt_hfi_open_fd(0, 0);
 	ASSERT_LE(0, hfd);
-	wfd = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, pt_new_key(),
+	wfd = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, key,
 			     PERCS_WINDOW_ANY, &req);
 	ASSERT_LE(0, wfd);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", wfd);
-	fd = open(path, O_RDWR);
-	EXPECT_EQ(-1, fd);
-	EXPECT_EQ(ENXIO, errno);
-	if (fd >= 0)
-		close(fd);
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", i ? jfd : wfd);
+		fd = open(path, O_RDWR);
+		EXPECT_EQ(-1, fd);
+		EXPECT_EQ(ENXIO, errno);
+		if (fd >= 0)
+			close(fd);
+	}
 	if (geteuid() == 0) {
 		pid_t me = getpid();
+		int r;
 
 		fflush(stderr);
 		pid = fork();
 		ASSERT_LE(0, pid);
-		if (pid == 0)
-			_exit(become(NOBODY) ? 100 : steal_as_nobody(me, wfd));
+		if (pid == 0) {
+			if (become(NOBODY))
+				_exit(100);
+			r = steal_as_nobody(me, wfd);
+			_exit(r ? r : 10 * steal_as_nobody(me, jfd));
+		}
 		EXPECT_EQ(0, pt_reap(pid, WAIT_MS));
 	}
 	close(wfd);
@@ -954,17 +938,18 @@ static int userns_checks(uint32_t root_key, struct percs_addr root_addr)
 	hfd = pt_hfi_open_fd(root_addr.hub, root_addr.hfi);
 	if (hfd < 0)
 		return 4;
-	/* CAP_SYS_ADMIN of a user namespace is not the launcher's. */
-	if (pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K, root_key,
-			   PERCS_WINDOW_ANY, &req) != -EACCES)
-		return 5;
-	/* Root's window: root is not mapped here, the uid reads overflow. */
+	/*
+	 * CAP_SYS_ADMIN of a user namespace is not an administrator's:
+	 * root's window stays hidden, its key unknown.
+	 */
 	if (query(root_addr.hub, root_addr.hfi, root_addr.window, &q) ||
-	    q.uid != 65534 || q.job_key != root_key)
+	    q.state != PERCS_WSTATE_HIDDEN || q.job_key || q.uid || q.pid)
 		return 6;
+	if (root_key == 0)
+		return 5;
 	/* Our own window: our uid as the namespace sees it (0). */
 	fd = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K,
-			    pt_new_key() ^ 0x10000000u, PERCS_WINDOW_ANY, &req);
+			    pt_new_key(), PERCS_WINDOW_ANY, &req);
 	if (fd < 0)
 		return 7;
 	if (query(root_addr.hub, root_addr.hfi, req.window, &q) || q.uid != 0)
@@ -975,12 +960,11 @@ static int userns_checks(uint32_t root_key, struct percs_addr root_addr)
 }
 
 /*
- * A job key bound to root cannot be joined from a user namespace, where
- * an unprivileged user has CAP_SYS_ADMIN (the launcher exception is for
- * the initial namespace only); queries translate uids into the caller's
- * namespace.
+ * In a user namespace, where an unprivileged user has CAP_SYS_ADMIN,
+ * root's windows stay hidden (only the initial namespace's administrator
+ * sees keys); queries translate uids into the caller's namespace.
  */
-TEST_F(xp, user_namespace_cannot_join_root_key)
+TEST_F(xp, user_namespace_sees_no_root_key)
 {
 	uint32_t key = pt_new_key();
 	struct percs_addr addr;
@@ -1028,7 +1012,7 @@ static int pidns_checks(struct percs_addr root_addr)
 			_exit(4);
 		hfd = pt_hfi_open_fd(root_addr.hub, root_addr.hfi);
 		fd = pt_reserve_raw(hfd, 0, FIFO_4K, FIFO_4K,
-				    pt_new_key() ^ 0x8000000u,
+				    pt_new_key(),
 				    PERCS_WINDOW_ANY, &req);
 		if (fd < 0)
 			_exit(5);

@@ -296,7 +296,7 @@ static int child(unsigned int rank, bool poll_mode)
 					100, 127, 128, 250, 500, 999, 1000 };
 	static const size_t tsz[4] = { 1, 8, 125, 1000 };
 	struct percs_window_attr a = {
-		.job_key = 77, .window = PERCS_WINDOW_ANY,
+		.window = PERCS_WINDOW_ANY,
 		.flags = poll_mode ? PERCS_WINDOW_F_POLL : 0,
 	};
 	struct percs_cau_member m[MAXN];

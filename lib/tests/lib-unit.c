@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1537,7 +1538,10 @@ static struct {
 	uint64_t mr_addr[8], mr_len[8];	/* their ranges */
 	uint32_t mr_access[8];		/* and rights */
 	uint32_t mr_gen;
-} R = { .hfi_fd = -1, .win_fd = -1, .clock_version = PERCS_CLOCK_VERSION };
+	int job_fd;			/* the fake job handed out, or -1 */
+	int job_creates;		/* JOB_CREATE calls */
+} R = { .hfi_fd = -1, .win_fd = -1, .clock_version = PERCS_CLOCK_VERSION,
+	.job_fd = -1 };
 
 static const uint32_t region_len[PERCS_REGION_MAX] = {
 	[PERCS_REGION_SEND_FIFO] = 8192, [PERCS_REGION_RECV_FIFO] = 16384,
@@ -1657,6 +1661,19 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		return fake_cau_ioctl(fd, req, arg);
 	if (fd >= 0 && fd == R.hfi_fd && req == PERCS_IOC_WINDOW_RESERVE)
 		return fake_reserve((struct percs_window_reserve *)arg);
+	if (fd >= 0 && fd == R.hfi_fd && req == PERCS_IOC_JOB_CREATE) {
+		struct percs_job_create *jc = (void *)arg;
+
+		R.job_creates++;
+		R.job_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		jc->fd = R.job_fd;
+		jc->job_key = JOB_KEY;
+		return R.job_fd;
+	}
+	if (fd >= 0 && fd == R.job_fd && req == PERCS_IOC_JOB_QUERY) {
+		((struct percs_job_query *)arg)->job_key = JOB_KEY;
+		return 0;
+	}
 	if (fd >= 0 && fd == R.win_fd && req == PERCS_IOC_MR_REGISTER)
 		return fake_mr_register((struct percs_mr_register *)arg);
 	if (fd >= 0 && fd == R.win_fd && req == PERCS_IOC_MR_DEREGISTER)
@@ -1766,13 +1783,90 @@ static struct percs_hfi *fake_hfi_open(char *dir)
 	return hfi;
 }
 
+/*
+ * A window that names no job joins the process's default job: the one
+ * PERCS_JOB_FD names (checked to be a job), else a private job created
+ * once.
+ */
+static void test_reserve_default_job(void)
+{
+	char dir[] = "/tmp/percs-unit-XXXXXX", num[16];
+	struct percs_hfi *hfi = fake_hfi_open(dir);
+	struct percs_window_attr attr = {
+		.send_fifo_size = 8192, .recv_fifo_size = 16384,
+		.window = PERCS_WINDOW_ANY,
+	};
+	struct percs_window *w;
+	int job, status, devnull;
+	uint32_t key;
+	pid_t pid;
+
+	REQUIRE(hfi);
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	REQUIRE(devnull > 0);
+	/* A launcher's variable that names no job is an error, not ignored. */
+	static const char *const bad[] = { "", "x", "0", "-3", "12x",
+					   "99999999999" };
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv("PERCS_JOB_FD", bad[i], 1);
+		if (!*bad[i])
+			continue;	/* empty: as if unset, tested below */
+		CHECK_EQ(percs_job_default(hfi), -EINVAL);
+	}
+	snprintf(num, sizeof(num), "%d", devnull);
+	setenv("PERCS_JOB_FD", num, 1);
+	CHECK_EQ(percs_job_default(hfi), -EINVAL);
+	R.seen.size = 0;
+	CHECK_EQ(percs_window_reserve(hfi, &attr, &w), -EINVAL);
+	CHECK_EQ(R.seen.size, 0);	/* nothing reserved */
+	CHECK_EQ(R.job_creates, 0);
+
+	/* A job fd in the variable: used as is, nothing created. */
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct percs_job_create jc = { .size = sizeof(jc) };
+		int fd = ioctl(percs_hfi_fd(hfi), PERCS_IOC_JOB_CREATE, &jc);
+
+		snprintf(num, sizeof(num), "%d", fd);
+		setenv("PERCS_JOB_FD", num, 1);
+		R.job_creates = 0;
+		_exit(percs_job_default(hfi) == fd && !R.job_creates &&
+		      !percs_window_reserve(hfi, &attr, &w) &&
+		      R.seen.job_fd == fd && !R.job_creates ? 0 : 1);
+	}
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	/* No variable: one private job, created once, shared by windows. */
+	unsetenv("PERCS_JOB_FD");
+	job = percs_job_default(hfi);
+	CHECK(job > 0);
+	CHECK_EQ(job, R.job_fd);
+	CHECK_EQ(percs_job_default(hfi), job);
+	CHECK_EQ(R.job_creates, 1);
+	CHECK_EQ(percs_job_key(job, &key), 0);
+	CHECK_EQ(key, JOB_KEY);
+	CHECK_EQ(percs_job_key(devnull, &key), -EINVAL);
+	CHECK_EQ(percs_job_key(-1, &key), -EBADF);
+	CHECK_EQ(percs_window_reserve(hfi, &attr, &w), 0);
+	CHECK_EQ(R.seen.job_fd, job);
+	percs_window_release(w);
+	CHECK_EQ(percs_window_reserve(hfi, &attr, &w), 0);
+	CHECK_EQ(R.seen.job_fd, job);
+	CHECK_EQ(R.job_creates, 1);
+	percs_window_release(w);
+	close(devnull);
+	percs_hfi_close(hfi);
+}
+
 /* Reserve maps every region with the right protection; release undoes it. */
 static void test_reserve_maps_regions(void)
 {
 	char dir[] = "/tmp/percs-unit-XXXXXX", prot[5];
 	struct percs_hfi *hfi = fake_hfi_open(dir);
 	struct percs_window_attr attr = {
-		.job_key = 9, .window = PERCS_WINDOW_ANY,
+		.job_fd = 9, .window = PERCS_WINDOW_ANY,
 		.recv_fifo_size = 16384,
 	};
 	struct percs_window *w;
@@ -1785,7 +1879,7 @@ static void test_reserve_maps_regions(void)
 	CHECK_EQ(R.seen.size, sizeof(struct percs_window_reserve));
 	CHECK_EQ(R.seen.send_fifo_size, PERCS_FIFO_DEF_SIZE);
 	CHECK_EQ(R.seen.recv_fifo_size, 16384);
-	CHECK_EQ(R.seen.job_key, 9);
+	CHECK_EQ(R.seen.job_fd, 9);
 	CHECK_EQ(R.seen.window, PERCS_WINDOW_ANY);
 	CHECK_EQ(R.seen.flags, 0);
 	CHECK_EQ(R.mmap_calls, 0);	/* the default send FIFO is too big */
@@ -1864,7 +1958,7 @@ static void test_reserve_unwinds(void)
 	char dir[] = "/tmp/percs-unit-XXXXXX";
 	struct percs_hfi *hfi = fake_hfi_open(dir);
 	struct percs_window_attr attr = {
-		.job_key = 9, .window = PERCS_WINDOW_ANY,
+		.job_fd = 9, .window = PERCS_WINDOW_ANY,
 		.send_fifo_size = 8192, .recv_fifo_size = 16384,
 	};
 	struct percs_window *w = NULL;
@@ -1936,7 +2030,7 @@ static void test_reserve_unwinds(void)
 static struct percs_window *fake_window(struct percs_hfi **hfi, char *dir)
 {
 	struct percs_window_attr attr = {
-		.job_key = 9, .window = PERCS_WINDOW_ANY,
+		.job_fd = 9, .window = PERCS_WINDOW_ANY,
 		.send_fifo_size = 8192, .recv_fifo_size = 16384,
 	};
 	struct percs_window *w;
@@ -3895,6 +3989,7 @@ static const struct {
 	{ "hfi: device path, ENOENT, plain file", test_hfi_open },
 	{ "window: layout checks", test_layout_checks },
 	{ "reserve: regions mapped with their protection, release undoes", test_reserve_maps_regions },
+	{ "reserve: no job named joins PERCS_JOB_FD's job or one private job", test_reserve_default_job },
 	{ "reserve: a failing mmap or bad layout unwinds everything", test_reserve_unwinds },
 	{ "mr: register passes range and rights, returns the handle; deregister", test_mr_reg_dereg },
 	{ "mr: kernel errors come back as -errno, bad arguments never reach it", test_mr_errors },

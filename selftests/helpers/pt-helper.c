@@ -52,7 +52,8 @@ static int hold(unsigned int hub, unsigned int unit, int keep_fd)
 	const struct percs_region *db;
 	struct sigaction sa;
 	char path[64];
-	int hfd, wfd;
+	struct percs_job_create job = { .size = sizeof(job) };
+	int hfd, wfd, jfd;
 	void *map;
 
 	memset(&sa, 0, sizeof(sa));
@@ -66,17 +67,24 @@ static int hold(unsigned int hub, unsigned int unit, int keep_fd)
 		perror(path);
 		return 1;
 	}
+	jfd = ioctl(hfd, PERCS_IOC_JOB_CREATE, &job);
+	if (jfd < 0) {
+		perror("PERCS_IOC_JOB_CREATE");
+		return 1;
+	}
 	memset(&req, 0, sizeof(req));
 	req.size = sizeof(req);
 	req.send_fifo_size = PERCS_FIFO_MIN_SIZE;
 	req.recv_fifo_size = PERCS_FIFO_MIN_SIZE;
-	req.job_key = 0x70000000u | (unsigned int)getpid();
+	req.job_fd = jfd;
 	req.window = PERCS_WINDOW_ANY;
 	wfd = ioctl(hfd, PERCS_IOC_WINDOW_RESERVE, &req);
 	if (wfd < 0) {
 		perror("PERCS_IOC_WINDOW_RESERVE");
 		return 1;
 	}
+	/* The window holds the job now. */
+	close(jfd);
 	db = &req.regions[PERCS_REGION_DOORBELL];
 	map = mmap(NULL, db->length, PROT_READ | PROT_WRITE, MAP_SHARED, wfd,
 		   (off_t)db->offset);

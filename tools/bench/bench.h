@@ -19,7 +19,6 @@
 
 #include "percs.h"
 
-#define BENCH_JOB_KEY_BASE	0x62000000u
 
 /* coll: process counts, allreduce sizes (bytes, multiples of 8) */
 #define COLL_MAX_PROCS	8
@@ -73,7 +72,8 @@ struct bench_cfg {
 	/* what we found */
 	int ncpus;
 	bool pin;
-	unsigned int job_key;
+	int job_fd;		/* the job of every window (percs_job_default) */
+	uint32_t job_key;	/* its key, for the report */
 	struct percs_hfi_info info;
 	struct pair_def pair[BP_COUNT];
 	char kernel[128];
@@ -372,7 +372,7 @@ extern const struct case_sizes lat_sizes[2], bw_sizes[2], cost_sizes[2];
 int limit_cacheline(unsigned int iters, unsigned int warmup, double budget_s,
 		    struct lat_stats *st, double *disturbed);
 double limit_getppid(unsigned int calls);
-double limit_doorbell(unsigned int hub, uint32_t job_key, unsigned int calls);
+double limit_doorbell(unsigned int hub, int job_fd, unsigned int calls);
 double limit_memcpy_cache(double secs);
 int lat_measure(struct lat_result *r, unsigned int iters, unsigned int warmup,
 		double budget_s);

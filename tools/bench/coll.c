@@ -899,7 +899,7 @@ static void run_n(const struct bench_cfg *cfg, struct coll_run *run)
 		struct percs_window_attr attr = {
 			.send_fifo_size = cfg->fifo_size,
 			.recv_fifo_size = cfg->fifo_size,
-			.job_key = cfg->job_key,
+			.job_fd = cfg->job_fd,
 			.window = PERCS_WINDOW_ANY,
 		};
 

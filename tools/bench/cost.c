@@ -158,7 +158,7 @@ int run_cost(const struct bench_cfg *cfg, struct results *res)
 	struct percs_window_attr attr = {
 		.send_fifo_size = cfg->fifo_size,
 		.recv_fifo_size = cfg->fifo_size,
-		.job_key = cfg->job_key,
+		.job_fd = cfg->job_fd,
 		.window = PERCS_WINDOW_ANY,
 	};
 	unsigned int batch = cfg->bw_batch;

@@ -369,14 +369,14 @@ static double copy_bw(size_t ring, copy_fn fn, double secs)
  * limit_doorbell() - the empty kick-mode doorbell: fdatasync() on a window
  *	with nothing to send
  * @hub: the hub of the window (HFI 0)
- * @job_key: its job key
+ * @job_fd: its job
  * @calls: how many to time
  * Return: ns per call (median of batches), or -1.
  */
-double limit_doorbell(unsigned int hub, uint32_t job_key, unsigned int calls)
+double limit_doorbell(unsigned int hub, int job_fd, unsigned int calls)
 {
 	struct percs_window_attr attr = {
-		.job_key = job_key, .window = PERCS_WINDOW_ANY,
+		.job_fd = job_fd, .window = PERCS_WINDOW_ANY,
 	};
 	struct percs_window *w;
 	struct percs_hfi *hfi;
@@ -438,7 +438,7 @@ int run_limits(const struct bench_cfg *cfg, struct limits *lim)
 	unsigned int calls = cfg->quick ? 4096 : 32768;
 	double secs = cfg->quick ? 0.25 : 1.0;
 	struct percs_window_attr attr = {
-		.job_key = cfg->job_key,
+		.job_fd = cfg->job_fd,
 		.window = PERCS_WINDOW_ANY,
 	};
 	struct percs_hfi *hfi;

@@ -121,7 +121,7 @@ static int ep_open(struct endpoint *ep, const struct pair_def *pd, int side,
 		.flags = o->mode == BM_POLL ? PERCS_WINDOW_F_POLL : 0,
 		.send_fifo_size = g_cfg->fifo_size,
 		.recv_fifo_size = g_cfg->fifo_size,
-		.job_key = g_cfg->job_key,
+		.job_fd = g_cfg->job_fd,
 		.window = PERCS_WINDOW_ANY,
 	};
 	int ret;

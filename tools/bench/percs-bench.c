@@ -487,10 +487,18 @@ static int probe(struct bench_cfg *cfg)
 		return 1;
 	}
 	ret = percs_hfi_info(hfi, &cfg->info);
-	percs_hfi_close(hfi);
 	if (ret) {
+		percs_hfi_close(hfi);
 		fprintf(stderr, "percs-bench: PERCS_IOC_HFI_INFO: %s\n",
 			strerror(-ret));
+		return 1;
+	}
+	/* One job for every window, made before the measuring processes fork. */
+	cfg->job_fd = percs_job_default(hfi);
+	percs_hfi_close(hfi);
+	if (cfg->job_fd < 0 || percs_job_key(cfg->job_fd, &cfg->job_key)) {
+		fprintf(stderr, "percs-bench: creating the job: %s\n",
+			strerror(cfg->job_fd < 0 ? -cfg->job_fd : EINVAL));
 		return 1;
 	}
 	if (hub_a >= cfg->info.nr_hubs)
@@ -686,7 +694,6 @@ int main(int argc, char **argv)
 	cfg.bw_warm_secs = cfg.bw_secs / 4;
 	cfg.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	cfg.pin = cfg.ncpus >= 2 && allowed_cpus() >= 2;
-	cfg.job_key = BENCH_JOB_KEY_BASE | ((unsigned int)getpid() & 0xffffff);
 	progress_tty = isatty(STDERR_FILENO);
 	g_cfg = &cfg;
 	if (uname(&u) == 0)

@@ -41,13 +41,13 @@ struct rdma_side {
 
 /* Open, reserve, map and register one side; on failure say which step. */
 static int rdma_side_open(struct rdma_side *s, unsigned int hub,
-			  unsigned int unit, unsigned int key,
+			  unsigned int unit, int job_fd,
 			  struct rdma_result *r)
 {
 	struct percs_window_attr attr = {
 		.send_fifo_size = PERCS_FIFO_DEF_SIZE,
 		.recv_fifo_size = PERCS_FIFO_DEF_SIZE,
-		.job_key = key,
+		.job_fd = job_fd,
 		.window = PERCS_WINDOW_ANY,
 	};
 	int ret;
@@ -166,9 +166,9 @@ int run_rdma(const struct bench_cfg *cfg, struct results *res)
 	r->ran = true;
 	r->hub[1] = cfg->pair[BP_FAR].valid ? cfg->pair[BP_FAR].hub[1] : 0;
 	r->unit[1] = r->hub[1] ? 0 : 1;
-	ret = rdma_side_open(&a, r->hub[0], r->unit[0], cfg->job_key, r);
+	ret = rdma_side_open(&a, r->hub[0], r->unit[0], cfg->job_fd, r);
 	if (!ret)
-		ret = rdma_side_open(&b, r->hub[1], r->unit[1], cfg->job_key, r);
+		ret = rdma_side_open(&b, r->hub[1], r->unit[1], cfg->job_fd, r);
 	if (ret)
 		goto out;
 

@@ -140,7 +140,7 @@ int run_targets(const struct bench_cfg *cfg, struct results *res)
 		    dist >= 0.25)
 			continue;
 		gp = limit_getppid(2048);
-		db = limit_doorbell(cfg->pair[BP_NEAR].hub[0], cfg->job_key, 2048);
+		db = limit_doorbell(cfg->pair[BP_NEAR].hub[0], cfg->job_fd, 2048);
 		for (int p = 0; p < BP_COUNT; p++) {
 			struct lat_result imm = {
 				.kind = BK_IMM, .mode = BM_KICK, .pair = p, .size = 8,

@@ -39,6 +39,7 @@ void json_str(const char *s);
 void jkey(struct jobj *o, const char *key);
 void jstr(struct jobj *o, const char *key, const char *val);
 void ju64(struct jobj *o, const char *key, uint64_t val);
+void jbool(struct jobj *o, const char *key, bool val);
 
 /* ---- isr.c ---- */
 

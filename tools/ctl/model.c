@@ -532,10 +532,8 @@ static void print_down(const struct reach *r)
 			ju64(&o, "supernode_b", li.hub[1] / H);
 			if (li.link_class == FM_LINK_D)
 				ju64(&o, "copy", li.copy);
-			jkey(&o, "down_now");
-			fputs(now ? "true" : "false", stdout);
-			jkey(&o, "named");
-			fputs(named ? "true" : "false", stdout);
+			jbool(&o, "down_now", now);
+			jbool(&o, "named", named);
 			putchar('}');
 			continue;
 		}
@@ -578,8 +576,7 @@ static void print_pair(const struct reach *r, u32 s, u32 d,
 		for (u32 i = 0; i < left->indirect; i++)
 			printf("%s%u", i ? "," : "", left->via[i]);
 		putchar(']');
-		jkey(&o, "reachable");
-		fputs(reachable ? "true" : "false", stdout);
+		jbool(&o, "reachable", reachable);
 		putchar('}');
 		return;
 	}

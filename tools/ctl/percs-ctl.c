@@ -177,6 +177,12 @@ void ju64(struct jobj *o, const char *key, uint64_t val)
 	printf("%" PRIu64, val);
 }
 
+void jbool(struct jobj *o, const char *key, bool val)
+{
+	jkey(o, key);
+	fputs(val ? "true" : "false", stdout);
+}
+
 /* ---- the system ------------------------------------------------------------ */
 
 struct sys {
@@ -447,6 +453,7 @@ static int cmd_windows(struct sys *s, bool json, long only)
 				.window = win,
 			};
 			const char *mode;
+			bool hidden;
 
 			if (ioctl(percs_hfi_fd(h), PERCS_IOC_WINDOW_QUERY, &q)) {
 				if (errno == ENOENT)
@@ -457,6 +464,8 @@ static int cmd_windows(struct sys *s, bool json, long only)
 				break;
 			}
 			mode = q.wflags & PERCS_WINDOW_F_POLL ? "poll" : "kick";
+			/* Another user's job: in use, and nothing more to tell. */
+			hidden = q.state == PERCS_WSTATE_HIDDEN;
 			if (json) {
 				struct jobj o = { true };
 
@@ -465,17 +474,29 @@ static int cmd_windows(struct sys *s, bool json, long only)
 				ju64(&o, "hub", d.hub);
 				ju64(&o, "unit", d.unit);
 				ju64(&o, "window", win);
-				ju64(&o, "job_key", q.job_key);
-				ju64(&o, "pid", q.pid);
-				ju64(&o, "uid", q.uid);
+				jbool(&o, "hidden", hidden);
+				if (!hidden) {
+					ju64(&o, "job_key", q.job_key);
+					ju64(&o, "pid", q.pid);
+					ju64(&o, "uid", q.uid);
+				}
 				jstr(&o, "mode", mode);
 				ju64(&o, "send_fifo_size", q.send_fifo_size);
 				ju64(&o, "recv_fifo_size", q.recv_fifo_size);
+				if (hidden) {
+					putchar('}');
+					continue;
+				}
 				ju64(&o, "packets_sent", q.packets_sent);
 				ju64(&o, "packets_received", q.packets_received);
 				ju64(&o, "send_errors", q.send_errors);
 				ju64(&o, "send_blocked", q.send_blocked);
 				putchar('}');
+			} else if (hidden) {
+				printf("%4u %6u %10s %7s %6s %4s %9u %9u %12s %12s %8s %8s\n",
+				       n, win, "-", "-", "-", mode,
+				       q.send_fifo_size, q.recv_fifo_size,
+				       "-", "-", "-", "-");
 			} else {
 				printf("%4u %6u %10u %7u %6u %4s %9u %9u %12" PRIu64
 				       " %12" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",

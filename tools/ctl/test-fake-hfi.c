@@ -3,8 +3,10 @@
  * LD_PRELOAD shim for the percs-ctl tests: answers PERCS_IOC_HFI_INFO and
  * PERCS_IOC_WINDOW_QUERY on plain files named percs-hfiN, as a module
  * emulating 2 supernodes x 2 hubs (8 HFIs of 8 windows) would.  In use:
- * HFI 0 windows 1 (kick) and 5 (poll), HFI 3 window 0.  Every other
- * ioctl goes to the C library.
+ * HFI 0 windows 1 (kick) and 5 (poll), HFI 3 window 0 (another user's:
+ * hidden).  PERCS_IOC_JOB_CREATE gives a memfd standing for a job, which
+ * PERCS_IOC_JOB_QUERY answers (key 42).  Every other ioctl goes to the C
+ * library.
  *
  * It also plays the kernel's part for writes to the ISR's debugfs control
  * files (plain files in a directory named isr: link_up, link_down,
@@ -25,7 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <linux/percs.h>
+
+#define FAKE_JOB_NAME	"percs-fake-job"
+#define FAKE_JOB_KEY	42
 
 static int fake_hfi(int fd)
 {
@@ -44,6 +50,20 @@ static int fake_hfi(int fd)
 	if (sscanf(base, "percs-hfi%u", &n) != 1 || n >= 8)
 		return -1;
 	return (int)n;
+}
+
+/* Is @fd a job the shim handed out? */
+static bool fake_job(int fd)
+{
+	char link[64], path[256];
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, path, sizeof(path) - 1);
+	if (len < 0)
+		return false;
+	path[len] = 0;
+	return strstr(path, FAKE_JOB_NAME) != NULL;
 }
 
 static int in_use(int hfi, uint32_t win)
@@ -101,6 +121,32 @@ int ioctl(int fd, unsigned long req, ...)
 			.send_fifo_size = 65536, .recv_fifo_size = 4096,
 			.packets_sent = 10 * w + 1, .packets_received = 20,
 			.send_errors = 3, .send_blocked = 4,
+		};
+		/* HFI 3's window: another user's, as the module shows it. */
+		if (n == 3)
+			*q = (struct percs_window_query) {
+				.size = sizeof(*q), .window = w,
+				.state = PERCS_WSTATE_HIDDEN,
+				.send_fifo_size = 65536, .recv_fifo_size = 4096,
+			};
+		return 0;
+	}
+	if (n >= 0 && req == PERCS_IOC_JOB_CREATE) {
+		struct percs_job_create *jc = arg;
+		int job = memfd_create(FAKE_JOB_NAME, MFD_CLOEXEC);
+
+		if (job < 0)
+			return -1;
+		jc->fd = job;
+		jc->job_key = FAKE_JOB_KEY;
+		return job;
+	}
+	if (req == PERCS_IOC_JOB_QUERY && fake_job(fd)) {
+		struct percs_job_query *q = arg;
+
+		*q = (struct percs_job_query) {
+			.size = sizeof(*q), .job_key = FAKE_JOB_KEY,
+			.uid = getuid(),
 		};
 		return 0;
 	}

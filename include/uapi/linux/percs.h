@@ -613,13 +613,12 @@ struct percs_hfi_info {
  * @send_fifo_size: send FIFO bytes: a power of two in
  *	[%PERCS_FIFO_MIN_SIZE, %PERCS_FIFO_MAX_SIZE]
  * @recv_fifo_size: receive FIFO bytes, same bounds
- * @job_key: the job this window belongs to (non-zero); see
- *	Documentation/uapi.rst for who may use which key
+ * @job_fd: a job fd (PERCS_IOC_JOB_CREATE): the window joins that job
  * @window: in: %PERCS_WINDOW_ANY or the index wanted; out: the index
  * @fd: out: the window fd (also the ioctl's return value)
  * @imm_slots: out: %PERCS_IMM_SLOTS
  * @cq_entries: out: %PERCS_CQ_ENTRIES
- * @reserved: must be zero
+ * @job_key: out: the job's key, as packets from this window carry it
  * @addr: out: this window's network address
  * @regions: out: the mmap layout, indexed by enum percs_region_id
  *
@@ -632,12 +631,12 @@ struct percs_window_reserve {
 	__u32 flags;
 	__u32 send_fifo_size;
 	__u32 recv_fifo_size;
-	__u32 job_key;
+	__s32 job_fd;
 	__u32 window;
 	__u32 fd;
 	__u32 imm_slots;
 	__u32 cq_entries;
-	__u32 reserved;
+	__u32 job_key;
 	struct percs_addr addr;
 	struct percs_region regions[PERCS_REGION_MAX];
 };
@@ -662,6 +661,10 @@ struct percs_window_reserve {
  * @send_blocked: out
  *
  * Returns ENOENT for a free window (state is then %PERCS_WSTATE_FREE).
+ * A window of a job the caller neither reserved nor owns is
+ * %PERCS_WSTATE_HIDDEN to a caller without CAP_SYS_ADMIN: only @wflags
+ * and the FIFO sizes are filled in; its key, owner and traffic are not
+ * shown.
  */
 struct percs_window_query {
 	__u32 size;
@@ -683,6 +686,49 @@ struct percs_window_query {
 
 #define PERCS_WSTATE_FREE	0
 #define PERCS_WSTATE_ACTIVE	1
+#define PERCS_WSTATE_HIDDEN	2 /* in use by another user's job */
+
+/**
+ * struct percs_job_create - PERCS_IOC_JOB_CREATE on an HFI fd
+ * @size: sizeof(struct percs_job_create)
+ * @flags: must be zero
+ * @fd: out: the job fd (also the ioctl's return value)
+ * @job_key: out: the key the kernel allocated for the job
+ *
+ * A job is the unit of isolation: windows exchange packets, RDMA and
+ * atomics, and build CAU trees, only with windows of their own job.  The
+ * job fd is the only way to join it (PERCS_WINDOW_RESERVE's @job_fd):
+ * pass it by inheritance or SCM_RIGHTS.  The key is never chosen by a
+ * user and never reused while the job or any of its windows lives; the
+ * job ends when its fd and its last window are gone.  The fd is O_CLOEXEC.
+ * Fails with EDQUOT beyond the max_jobs_per_user module parameter.
+ */
+struct percs_job_create {
+	__u32 size;
+	__u32 flags;
+	__u32 fd;
+	__u32 job_key;
+};
+#define PERCS_IOC_JOB_CREATE	_IO(PERCS_IOCTL_TYPE, 0x03)
+
+/**
+ * struct percs_job_query - PERCS_IOC_JOB_QUERY on a job fd
+ * @size: sizeof(struct percs_job_query)
+ * @flags: must be zero
+ * @job_key: out: the job's key
+ * @windows: out: windows of the job now reserved
+ * @uid: out: the creator's euid (in the caller's user namespace)
+ * @reserved: zero
+ */
+struct percs_job_query {
+	__u32 size;
+	__u32 flags;
+	__u32 job_key;
+	__u32 windows;
+	__u32 uid;
+	__u32 reserved;
+};
+#define PERCS_IOC_JOB_QUERY	_IO(PERCS_IOCTL_TYPE, 0x04)
 
 /*
  * PERCS_IOC_KICK on a window fd: the doorbell's fast path.  The argument is
