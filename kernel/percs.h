@@ -6,18 +6,37 @@
  * nr_hubs * 2 &struct percs_hfi; each HFI owns an RCU-protected table of
  * &struct percs_window.  A window lives as long as its file.
  *
- * Locking (outermost first):
+ * Locking (outermost first; a lock is taken only inside those above it):
  *   hfi->lock (mutex)      reservation, release, the window table, poll list
+ *   pd->cau.lock (mutex)   CAU tree set-up and ending (cau.c); ending a
+ *                          tree takes the members' send_lock to post their
+ *                          completions
  *   w->send_lock (spin)    the send side of a window: immediate slots,
- *                          send FIFO, the window's CQ producer
+ *                          send FIFO, the window's CQ producer; the engine
+ *                          runs a window's descriptors under it
+ *   t->lock (spin)         one CAU tree's slots, held multicast and member
+ *                          state (cau_tree.h); taken by a member's engine
+ *                          under its send_lock or by the tree's timer
  *   t->recv_lock (spin)    the receive FIFO of a target window and the
- *                          packets held in flight for it
+ *                          packets held in flight for it; taken under the
+ *                          sender's send_lock or a tree's lock
  *   pd->blocked_lock (spin) the list of windows waiting for credits
  *   w->cq_lock (spin)      the window's CQ producer: taken inside send_lock
  *                          (the window's own completions) or recv_lock (RDMA
  *                          target notifications), holds nothing else
+ * Leaves, held briefly and with no other of these locks taken inside:
+ *   w->amo.lock (spin)     the initiator's atomic slots (atomic.c)
+ *   w->amo.rx_lock (spin)  the target's memory of its initiators' sequence
+ *                          numbers; never held around an amo.lock
+ *   pd->dgram.lock (spin)  datagrams the network holds back (dgram.c)
+ *   pd->isr.lock (seqlock) link states: written by the debugfs controls,
+ *                          read (with retries) wherever a route is chosen
+ *   pd->users_lock (spin, irq) the per-user quota entries (quota.c)
  *   w->mrs's xa_lock (spin) the window's registrations (nmmu.c); lookups
  *                          take none: RCU and the registration's refcount
+ *   pd->jobs's xa_lock (spin) the job table (job.c)
+ * Apart from the windows: the clock's mutexes (clock.c: its control
+ * struct's lock, the active-clock lock) and the NMMU's release work.
  * A window's mapped regions are touched only under send_lock (send side)
  * or recv_lock (receive side) after checking w->dead, so release can free
  * them once it has set dead under both locks; the struct itself is freed
