@@ -745,6 +745,14 @@ struct percs_job_query {
 #define PERCS_IOC_KICK		_IO(PERCS_IOCTL_TYPE, 0x10)
 
 /*
+ * fsync(2) and fdatasync(2) on a window fd are the doorbell without an
+ * ioctl: PERCS_IOC_KICK with PERCS_KICK_F_SEND | PERCS_KICK_F_IMM ("flush
+ * what I composed to the device"), answering 0 or -1 with errno instead
+ * of a packet count.  They skip the ioctl path's security hooks, which
+ * double the cost of the system call.
+ */
+
+/*
  * Memory registration (the NMMU).  A window registers a range of its
  * process's address space; RDMA and atomic packets name it by the window
  * and the handle, plus an effective address inside the range, as on the
