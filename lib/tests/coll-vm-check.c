@@ -395,6 +395,20 @@ int main(int argc, char **argv)
 	pthread_barrierattr_setpshared(&ba, PTHREAD_PROCESS_SHARED);
 	pthread_barrier_init(&S->bar, &ba, N);
 	setvbuf(stdout, NULL, _IONBF, 0);
+	/* One job for the ranks: made here, inherited by every fork. */
+	{
+		struct percs_hfi *hfi;
+		int r = percs_hfi_open(0, 0, &hfi);
+
+		if (!r) {
+			r = percs_job_default(hfi);
+			percs_hfi_close(hfi);
+		}
+		if (r < 0) {
+			fprintf(stderr, "the job: %s\n", percs_strerror(r));
+			return 2;
+		}
+	}
 	for (unsigned int i = 0; i < N; i++)
 		if (fork() == 0)
 			_exit(child(i, poll_mode));
