@@ -29,7 +29,7 @@ percs.ko: $(wildcard kernel/*.c kernel/*.h firmware-model/*.c firmware-model/*.h
 	  include/uapi/linux/percs.h Kbuild
 	$(MAKE) -C $(KDIR) M=$(SRC) modules
 
-include $(wildcard firmware-model/*.mk lib/*.mk tools/*/*.mk selftests/*.mk)
+include $(wildcard firmware-model/*.mk lib/*.mk lib/*/*.mk tools/*/*.mk selftests/*.mk)
 
 # checkpatch, kernel-doc, sparse, uapi layout (-m64/-m32): TAP in results/
 lint: module

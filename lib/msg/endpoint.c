@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libpercs-msg: the endpoint, its per-peer state and the progress engine.
+ *
+ * Memory per endpoint: the address table (8 bytes x N), a pointer per peer
+ * (8 x N) and a struct pm_peer (40 bytes) per peer actually talked to,
+ * plus at most unexpected_max bytes of buffered eager messages, whatever
+ * N is.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msg_internal.h"
+
+size_t percs_msg_eager_limit(void)
+{
+	return PM_FIFO_DATA;
+}
+
+int percs_msg_open(struct percs_window *w, unsigned int rank,
+		   unsigned int size, const struct percs_addr *peers,
+		   const struct percs_msg_attr *attr, struct percs_msg **out)
+{
+	struct percs_addr me;
+	struct percs_msg *m;
+
+	if (!w || !peers || !out || rank >= size)
+		return -EINVAL;
+	me = percs_window_addr(w);
+	if (memcmp(&me, &peers[rank], sizeof(me)))
+		return -EINVAL;
+	if (attr && attr->eager_max > PM_FIFO_DATA)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->addrs = malloc(sizeof(*peers) * size);
+	m->peers = calloc(size, sizeof(*m->peers));
+	if (!m->addrs || !m->peers) {
+		free(m->addrs);
+		free(m->peers);
+		free(m);
+		return -ENOMEM;
+	}
+	memcpy(m->addrs, peers, sizeof(*peers) * size);
+	m->w = w;
+	m->rank = rank;
+	m->size = size;
+	m->eager_max = attr && attr->eager_max ? attr->eager_max :
+		       PERCS_MSG_DEF_EAGER;
+	m->unexpected_max = attr && attr->unexpected_max ?
+			    attr->unexpected_max : PERCS_MSG_DEF_UNEXPECTED;
+	m->credit_init = size > 1 ? m->unexpected_max / (size - 1) : 0;
+	m->next_id = 1;
+	pm_list_init(&m->posted);
+	pm_list_init(&m->unexpected);
+	pm_list_init(&m->rndv_sends);
+	pm_list_init(&m->queued_reads);
+	pm_list_init(&m->reading);
+	pm_list_init(&m->backlog);
+	*out = m;
+	return 0;
+}
+
+static void inmsg_list_free(struct pm_link *h)
+{
+	while (!pm_list_empty(h)) {
+		struct pm_link *l = h->next;
+
+		pm_list_del(l);
+		free(pm_container(l, struct pm_inmsg, link));
+	}
+}
+
+int percs_msg_close(struct percs_msg *m)
+{
+	unsigned int i;
+
+	if (!m)
+		return 0;
+	if (m->pending)
+		return -EBUSY;
+	/* Credits and FINs still queued: give them a chance to leave. */
+	for (i = 0; i < 1000 && !pm_list_empty(&m->backlog) && !m->error; i++) {
+		pm_drain(m);
+		pm_backlog_flush(m);
+		if (!pm_list_empty(&m->backlog))
+			percs_msg_idle(m);
+	}
+	while (!pm_list_empty(&m->backlog)) {
+		struct pm_link *l = m->backlog.next;
+
+		pm_list_del(l);
+		free(pm_container(l, struct pm_backlog, link));
+	}
+	inmsg_list_free(&m->unexpected);
+	for (i = 0; i < m->size; i++) {
+		if (m->peers[i]) {
+			inmsg_list_free(&m->peers[i]->ooo);
+			free(m->peers[i]);
+		}
+	}
+	free(m->peers);
+	free(m->addrs);
+	free(m);
+	return 0;
+}
+
+unsigned int percs_msg_rank(const struct percs_msg *m)
+{
+	return m->rank;
+}
+
+unsigned int percs_msg_size(const struct percs_msg *m)
+{
+	return m->size;
+}
+
+struct percs_window *percs_msg_window(const struct percs_msg *m)
+{
+	return m->w;
+}
+
+void percs_msg_counters(const struct percs_msg *m,
+			struct percs_msg_counters *c)
+{
+	*c = m->cnt;
+}
+
+struct pm_peer *pm_peer(struct percs_msg *m, unsigned int rank)
+{
+	struct pm_peer *p = m->peers[rank];
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->credit = m->credit_init;
+	pm_list_init(&p->ooo);
+	m->peers[rank] = p;
+	return p;
+}
+
+void pm_req_done(struct percs_msg_req *r)
+{
+	r->state = PM_ST_DONE;
+	r->m->pending--;
+	if (r->freed)
+		free(r);
+}
+
+int percs_msg_progress(struct percs_msg *m)
+{
+	int ret;
+
+	if (m->error)
+		return m->error;
+	ret = pm_backlog_flush(m);
+	if (!ret)
+		ret = pm_drain(m);
+	if (!ret)
+		ret = pm_cq_drain(m);
+	if (!ret)
+		ret = pm_reads_start(m);
+	if (ret && ret != -EAGAIN && !m->error)
+		m->error = ret;
+	return m->error;
+}
+
+void percs_msg_idle(struct percs_msg *m)
+{
+	/*
+	 * Spin first (the answer is usually a few microseconds away), then
+	 * give the CPU to other ranks, then sleep in poll(2): the machines
+	 * this runs on have fewer CPUs than ranks.
+	 */
+	m->idle_rounds++;
+	if (m->idle_rounds < 64)
+		return;
+	/* Kick mode: RDMA and blocked packets move only in kicks. */
+	percs_kick(m->w, PERCS_KICK_F_ALL);
+	if (m->idle_rounds < 256) {
+		sched_yield();
+		return;
+	}
+	percs_wait(m->w, 1);
+}
+
+int percs_msg_test(struct percs_msg_req *r, struct percs_msg_status *st)
+{
+	int ret;
+
+	if (!r)
+		return -EINVAL;
+	if (r->state != PM_ST_DONE) {
+		ret = percs_msg_progress(r->m);
+		if (ret)
+			return ret;
+	}
+	if (r->state != PM_ST_DONE)
+		return 0;
+	if (st)
+		*st = r->status;
+	return 1;
+}
+
+int percs_msg_wait(struct percs_msg_req *r, struct percs_msg_status *st)
+{
+	int ret;
+
+	if (!r)
+		return -EINVAL;
+	r->m->idle_rounds = 0;
+	while ((ret = percs_msg_test(r, st)) == 0)
+		percs_msg_idle(r->m);
+	return ret < 0 ? ret : 0;
+}
+
+void percs_msg_req_free(struct percs_msg_req *r)
+{
+	if (!r)
+		return;
+	if (r->state == PM_ST_DONE)
+		free(r);
+	else
+		r->freed = true;
+}

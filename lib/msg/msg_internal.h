@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libpercs-msg internals: wire format, endpoint, requests.
+ * Internal names start with pm_.
+ */
+#ifndef LIBPERCS_MSG_INTERNAL_H
+#define LIBPERCS_MSG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "percs_msg.h"
+
+/* FIFO tag of every packet of the messaging layer ("MSG"). */
+#define PM_PKT_TAG	0x4d534700U
+
+/* Packet types (struct pm_hdr.type). */
+enum pm_type {
+	PM_EAGER = 1,	/* ordered: the data follows the header */
+	PM_RTS,		/* ordered: rendezvous request, struct pm_rts follows */
+	PM_FIN,		/* rendezvous done: the sender may reuse its buffer */
+	PM_CREDIT,	/* eager credit returned: @len bytes */
+};
+
+/**
+ * struct pm_hdr - first bytes of every packet's payload
+ * @type: enum pm_type
+ * @reserved: zero
+ * @src: sending rank
+ * @seq: per (sender, receiver) sequence number of ordered packets
+ * @tag: the message's tag
+ * @ctx: the message's context
+ * @len: the message's length (PM_CREDIT: bytes of credit)
+ * @cookie: PM_RTS: the sender's request id, echoed in PM_FIN
+ */
+struct pm_hdr {
+	uint8_t type;
+	uint8_t reserved[3];
+	uint32_t src;
+	uint32_t seq;
+	int32_t tag;
+	uint32_t ctx;
+	uint32_t reserved2;
+	uint64_t len;
+	uint64_t cookie;
+};
+
+/** struct pm_rts - the sender's registered buffer, after a PM_RTS header */
+struct pm_rts {
+	uint32_t handle;
+	uint32_t reserved;
+	uint64_t addr;
+};
+
+/* Bytes of data an immediate send carries beside the header. */
+#define PM_IMM_DATA	(PERCS_IMM_PAYLOAD - sizeof(struct pm_hdr))
+/* Bytes of data a FIFO packet carries beside the header. */
+#define PM_FIFO_DATA	(PERCS_MAX_PAYLOAD - sizeof(struct pm_hdr))
+/* What an unexpected eager message costs its receiver beyond its data. */
+#define PM_UNEXP_COST(len)	((len) + 64)
+/* RDMA reads in flight per endpoint (they need CQ entries). */
+#define PM_MAX_READS	64
+
+/* Intrusive doubly linked list. */
+struct pm_link {
+	struct pm_link *prev, *next;
+};
+
+static inline void pm_list_init(struct pm_link *h)
+{
+	h->prev = h->next = h;
+}
+
+static inline bool pm_list_empty(const struct pm_link *h)
+{
+	return h->next == h;
+}
+
+static inline void pm_list_add_tail(struct pm_link *h, struct pm_link *n)
+{
+	n->prev = h->prev;
+	n->next = h;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static inline void pm_list_del(struct pm_link *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = n;
+}
+
+#define pm_container(ptr, type, member) \
+	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
+
+/**
+ * struct pm_inmsg - an arrived ordered packet not matched yet
+ * @link: in the peer's out-of-order list or the endpoint's unexpected list
+ * @hdr: its header
+ * @rts: PM_RTS: the sender's buffer
+ * @data: PM_EAGER: @hdr.len bytes
+ */
+struct pm_inmsg {
+	struct pm_link link;
+	struct pm_hdr hdr;
+	struct pm_rts rts;
+	unsigned char data[];
+};
+
+/**
+ * struct pm_peer - what an endpoint keeps per peer it has talked to
+ * (allocated on first use, so memory grows with the peers used)
+ * @send_seq: sequence number of the next ordered packet to the peer
+ * @recv_seq: sequence number of the next ordered packet expected from it
+ * @credit: bytes this endpoint may still send eagerly to the peer
+ * @owed: eager bytes of the peer's consumed here and not yet given back
+ * @ooo: packets from the peer that came ahead of @recv_seq, by seq
+ */
+struct pm_peer {
+	uint32_t send_seq;
+	uint32_t recv_seq;
+	uint64_t credit;
+	uint64_t owed;
+	struct pm_link ooo;
+};
+
+enum pm_req_kind { PM_REQ_SEND = 1, PM_REQ_RECV };
+
+enum pm_req_state {
+	PM_ST_POSTED = 1,	/* recv: in the posted list; send: RTS out */
+	PM_ST_QUEUED,		/* recv: matched an RTS, waits for a read slot */
+	PM_ST_READING,		/* recv: RDMA read in flight */
+	PM_ST_DONE,
+};
+
+/**
+ * struct percs_msg_req - a send or receive in progress
+ * @link: posted receives, queued reads, or rendezvous sends
+ * @m: its endpoint
+ * @kind: enum pm_req_kind
+ * @state: enum pm_req_state
+ * @freed: the owner freed it before completion: free it when done
+ * @buf: user buffer
+ * @len: send: bytes; recv: capacity
+ * @peer: send: destination; recv: source or PERCS_MSG_ANY_SOURCE
+ * @tag: tag or PERCS_MSG_ANY_TAG
+ * @ctx: context
+ * @id: rendezvous send: the cookie the receiver echoes
+ * @mr: registration of @buf (0: none)
+ * @rts: recv matched by an RTS: the sender's header and buffer
+ * @rts_buf: recv matched by an RTS: the sender's buffer
+ * @status: result
+ */
+struct percs_msg_req {
+	struct pm_link link;
+	struct percs_msg *m;
+	uint8_t kind;
+	uint8_t state;
+	bool freed;
+	void *buf;
+	size_t len;
+	int peer;
+	int tag;
+	uint32_t ctx;
+	uint64_t id;
+	uint32_t mr;
+	struct pm_hdr rts;
+	struct pm_rts rts_buf;
+	struct percs_msg_status status;
+};
+
+/** struct pm_backlog - a packet waiting for room in the send FIFO */
+struct pm_backlog {
+	struct pm_link link;
+	unsigned int dst;
+	size_t len;
+	unsigned char pkt[];
+};
+
+/**
+ * struct percs_msg - an endpoint
+ * @w: the window
+ * @rank: this rank
+ * @size: ranks
+ * @addrs: every rank's window address
+ * @peers: per-peer state, NULL until first used
+ * @eager_max: largest eager message
+ * @unexpected_max: the unexpected-buffer bound
+ * @credit_init: each peer's initial credit: @unexpected_max / (@size - 1)
+ * @posted: posted receives in post order
+ * @unexpected: matched-order arrivals no receive was posted for
+ * @rndv_sends: rendezvous sends waiting for their FIN
+ * @queued_reads: receives matched by an RTS waiting for a read slot
+ * @reading: receives whose RDMA read is in flight
+ * @backlog: packets waiting for room in the send FIFO, in order
+ * @reads: RDMA reads in flight (entries of @reading)
+ * @backlog_len: entries of @backlog
+ * @pending: requests not done (close refuses while any)
+ * @next_id: next rendezvous cookie
+ * @error: a fatal endpoint error (a completion error), 0 if none
+ * @idle_rounds: consecutive percs_msg_idle() calls that found nothing
+ * @cnt: counters
+ */
+struct percs_msg {
+	struct percs_window *w;
+	unsigned int rank;
+	unsigned int size;
+	struct percs_addr *addrs;
+	struct pm_peer **peers;
+	size_t eager_max;
+	size_t unexpected_max;
+	uint64_t credit_init;
+	struct pm_link posted;
+	struct pm_link unexpected;
+	struct pm_link rndv_sends;
+	struct pm_link queued_reads;
+	struct pm_link reading;
+	struct pm_link backlog;
+	unsigned int reads;
+	unsigned int backlog_len;
+	unsigned long pending;
+	uint64_t next_id;
+	int error;
+	unsigned int idle_rounds;
+	struct percs_msg_counters cnt;
+};
+
+/* endpoint.c */
+struct pm_peer *pm_peer(struct percs_msg *m, unsigned int rank);
+void pm_req_done(struct percs_msg_req *r);
+
+/* wire.c: sending packets (FIFO, immediate, backlog) */
+int pm_post(struct percs_msg *m, unsigned int dst, const struct pm_hdr *h,
+	    const void *ext, size_t ext_len, const void *data, size_t len);
+int pm_backlog_flush(struct percs_msg *m);
+
+/* recv.c: the receive side of the progress engine */
+int pm_drain(struct percs_msg *m);
+int pm_reads_start(struct percs_msg *m);
+int pm_cq_drain(struct percs_msg *m);
+void pm_give_credit(struct percs_msg *m, unsigned int src, uint64_t bytes);
+
+/* send.c */
+void pm_fin_arrived(struct percs_msg *m, uint64_t cookie);
+
+#endif /* LIBPERCS_MSG_INTERNAL_H */

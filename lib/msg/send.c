@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libpercs-msg: the send side.
+ *
+ * A message of at most eager_max bytes, for which the sender holds enough
+ * credit at the receiver, is one PM_EAGER packet and its send is done at
+ * once.  Any other message (larger, no credit, or synchronous) registers
+ * its buffer for remote reads and sends a PM_RTS; the receiver reads the
+ * data when it has matched a receive and answers PM_FIN, which completes
+ * the send.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "msg_internal.h"
+
+static struct percs_msg_req *req_new(struct percs_msg *m, int kind)
+{
+	struct percs_msg_req *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	pm_list_init(&r->link);
+	r->m = m;
+	r->kind = (uint8_t)kind;
+	r->state = PM_ST_POSTED;
+	m->pending++;
+	return r;
+}
+
+static int send_rts(struct percs_msg *m, struct percs_msg_req *r,
+		    struct pm_peer *p, struct pm_hdr *h)
+{
+	struct pm_rts rts = { 0 };
+	int ret;
+
+	if (r->len) {
+		ret = percs_mr_reg(m->w, r->buf, r->len,
+				   PERCS_ACCESS_REMOTE_READ, &r->mr);
+		if (ret)
+			return ret;
+		rts.handle = r->mr;
+		rts.addr = (uintptr_t)r->buf;
+	}
+	h->type = PM_RTS;
+	h->seq = p->send_seq;
+	r->id = m->next_id++;
+	h->cookie = r->id;
+	ret = pm_post(m, (unsigned int)r->peer, h, &rts, sizeof(rts), NULL, 0);
+	if (ret) {
+		if (r->mr)
+			percs_mr_dereg(m->w, r->mr);
+		r->mr = 0;
+		return ret;
+	}
+	p->send_seq++;
+	pm_list_add_tail(&m->rndv_sends, &r->link);
+	m->cnt.rndv_sent++;
+	return 0;
+}
+
+int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
+		    unsigned int dst, int tag, uint32_t ctx, unsigned int flags,
+		    struct percs_msg_req **req)
+{
+	struct pm_hdr h = { .tag = tag, .ctx = ctx, .len = len };
+	struct percs_msg_req *r;
+	struct pm_peer *p;
+	int ret;
+
+	if (!m || !req || (len && !buf) || dst >= m->size || tag < 0 ||
+	    (flags & ~PERCS_MSG_F_SYNC))
+		return -EINVAL;
+	if (len > PERCS_MR_MAX_LENGTH)
+		return -EMSGSIZE;
+	if (m->error)
+		return m->error;
+	p = pm_peer(m, dst);
+	r = p ? req_new(m, PM_REQ_SEND) : NULL;
+	if (!r)
+		return -ENOMEM;
+	r->buf = (void *)buf;
+	r->len = len;
+	r->peer = (int)dst;
+	r->tag = tag;
+	r->ctx = ctx;
+	h.src = m->rank;
+
+	if (!(flags & PERCS_MSG_F_SYNC) && len <= m->eager_max &&
+	    p->credit >= PM_UNEXP_COST(len)) {
+		h.type = PM_EAGER;
+		h.seq = p->send_seq;
+		ret = pm_post(m, dst, &h, NULL, 0, buf, len);
+		if (!ret) {
+			p->send_seq++;
+			p->credit -= PM_UNEXP_COST(len);
+			m->cnt.eager_sent++;
+			pm_req_done(r);
+		}
+	} else {
+		if (!(flags & PERCS_MSG_F_SYNC) && len <= m->eager_max)
+			m->cnt.no_credit++;
+		ret = send_rts(m, r, p, &h);
+	}
+	if (ret) {
+		m->pending--;
+		free(r);
+		return ret;
+	}
+	*req = r;
+	return 0;
+}
+
+void pm_fin_arrived(struct percs_msg *m, uint64_t cookie)
+{
+	struct pm_link *l;
+
+	for (l = m->rndv_sends.next; l != &m->rndv_sends; l = l->next) {
+		struct percs_msg_req *r = pm_container(l, struct percs_msg_req,
+						       link);
+
+		if (r->id != cookie)
+			continue;
+		pm_list_del(&r->link);
+		if (r->mr)
+			percs_mr_dereg(m->w, r->mr);
+		r->mr = 0;
+		pm_req_done(r);
+		return;
+	}
+	/* Not ours (a stale or forged cookie): nothing to complete. */
+}
