@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libpercs-mpi internals.  Every MPI_ function is defined under its PMPI_
+ * name with a weak MPI_ alias (PERCS_MPI_ALIAS); inside the library only
+ * PMPI_ names and mpi_ helpers are called, so a profiling layer sees the
+ * application's calls only.
+ */
+#ifndef LIBPERCS_MPI_INTERNAL_H
+#define LIBPERCS_MPI_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpi.h"
+#include "percs_msg.h"
+
+#define PERCS_MPI_ALIAS(name)	_Pragma(PERCS_MPI_STR(weak MPI_##name = PMPI_##name))
+#define PERCS_MPI_STR(x)	#x
+
+/* A type is this many (offset, length) byte blocks per element. */
+struct mpi_block {
+	MPI_Aint off;
+	size_t len;
+};
+
+/**
+ * struct mpi_type - a datatype
+ * @used: the table slot is taken
+ * @committed: usable in communication (predefined types always are)
+ * @basic: the predefined type every element is made of (reductions), or
+ *	MPI_DATATYPE_NULL for a mix
+ * @size: data bytes of one element
+ * @lb: lower bound
+ * @extent: bytes from one element to the next
+ * @nblocks: entries of @blocks
+ * @blocks: the data of one element, relative to its start
+ */
+struct mpi_type {
+	bool used;
+	bool committed;
+	MPI_Datatype basic;
+	size_t size;
+	MPI_Aint lb;
+	MPI_Aint extent;
+	size_t nblocks;
+	struct mpi_block *blocks;
+};
+
+/**
+ * struct mpi_comm - a communicator
+ * @used: the table slot is taken
+ * @size: members
+ * @rank: this process's rank in it
+ * @world: @size world ranks, by rank in the communicator
+ * @ctx: its context: p2p messages use 2 x @ctx, collectives 2 x @ctx + 1
+ * @eh: its error handler
+ */
+struct mpi_comm {
+	bool used;
+	int size;
+	int rank;
+	int *world;
+	uint32_t ctx;
+	MPI_Errhandler eh;
+};
+
+/**
+ * struct mpi_req - a request
+ * @r: the messaging layer's request (NULL: done already, e.g. PROC_NULL)
+ * @comm: the communicator (for the status's source and the error handler)
+ * @recv: a receive
+ * @tmp: packing buffer of a non-contiguous type (freed at completion)
+ * @ubuf, @count, @type: a receive's destination, unpacked from @tmp
+ * @done: completed (@st is final)
+ * @st: its status
+ */
+struct mpi_req {
+	struct percs_msg_req *r;
+	MPI_Comm comm;
+	bool recv;
+	void *tmp;
+	void *ubuf;
+	int count;
+	MPI_Datatype type;
+	bool done;
+	MPI_Status st;
+};
+
+struct mpi_state {
+	int initialized;
+	int finalized;
+	struct percs_msg_job *job;
+	struct percs_msg *m;
+	uint32_t next_ctx;
+};
+
+extern struct mpi_state mpi_g;
+
+/* errors.c */
+int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int mpi_errno_to_class(int err);
+/* Returns from the calling MPI function unless MPI is initialized. */
+#define MPI_NEED_INIT(fn) do {						\
+	if (!mpi_g.initialized || mpi_g.finalized)			\
+		return mpi_error(MPI_COMM_NULL, MPI_ERR_OTHER, fn,	\
+				 "called %s MPI_Init",			\
+				 mpi_g.finalized ? "after MPI_Finalize" : \
+				 "before");				\
+} while (0)
+
+/* comm.c */
+struct mpi_comm *mpi_comm(MPI_Comm c);
+int mpi_comm_init(void);
+void mpi_comm_fini(void);
+int mpi_comm_source(const struct mpi_comm *c, int world);
+
+/* datatype.c */
+struct mpi_type *mpi_type(MPI_Datatype t);
+void mpi_type_fini(void);
+bool mpi_type_contig(const struct mpi_type *t);
+void mpi_pack(const struct mpi_type *t, const void *buf, int count,
+	      void *out);
+void mpi_unpack(const struct mpi_type *t, const void *in, size_t bytes,
+		void *buf);
+/* Checks count and type; MPI_SUCCESS or the class to report. */
+int mpi_check_data(const void *buf, int count, MPI_Datatype type,
+		   const char **why);
+
+/* op.c */
+int mpi_op_apply(MPI_Op op, MPI_Datatype basic, void *inout, const void *in,
+		 size_t n);
+bool mpi_op_valid(MPI_Op op);
+
+/* request.c */
+MPI_Request mpi_req_handle(struct mpi_req *q);
+struct mpi_req *mpi_req(MPI_Request h);
+int mpi_req_complete(struct mpi_req *q, MPI_Status *st);
+void mpi_req_release(MPI_Request *h);
+int mpi_req_test(struct mpi_req *q);
+void mpi_status_set(MPI_Status *dst, const MPI_Status *src);
+
+/* p2p.c: the engine of sends and receives (no argument checks) */
+int mpi_isend(const void *buf, int count, MPI_Datatype type, int dest,
+	      int tag, MPI_Comm comm, bool coll, unsigned int flags,
+	      struct mpi_req **out);
+int mpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag,
+	      MPI_Comm comm, bool coll, struct mpi_req **out);
+int mpi_wait(struct mpi_req *q, MPI_Status *st);
+int mpi_check_p2p(MPI_Comm comm, const void *buf, int count,
+		  MPI_Datatype type, int peer, bool recv, int tag,
+		  const char *fn);
+
+#endif /* LIBPERCS_MPI_INTERNAL_H */
