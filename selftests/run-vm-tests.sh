@@ -17,7 +17,8 @@
 # again, with $PERCS_MODPARAMS, for the next program).
 # On the stock kernel (PERCS_KERNEL_FLAVOR stock or unset) selftests/bench.sh
 # (percs-bench, every subcommand once) runs after them as one more program
-# named bench, with the same oracles; the debug kernels' passes skip it.
+# named bench, and selftests/mpi.sh (MPI programs under percs-run) as one
+# named mpi, with the same oracles; the debug kernels' passes skip them.
 # Then selftests/module.sh (module parameters, rmmod, load/unload cycles)
 # writes $PERCS_OUT/module.tap.
 #
@@ -302,6 +303,12 @@ done
 # of the tool, not of the kernel, which the programs above cover).
 if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted bench; then
 	run_one "$src/selftests/bench.sh" bench
+fi
+# The MPI programs under percs-run (selftests/mpi.sh, TAP of its own):
+# the stock kernel only, like bench (the messaging layer is userspace;
+# the kernel paths it drives are the programs' above).
+if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted mpi; then
+	run_one "$src/selftests/mpi.sh" mpi
 fi
 # Leaks of the last program's final seconds.
 [ ${#oracle_lines[@]} -gt 0 ] && kmemleak_check "all programs (final)" final

@@ -7,7 +7,8 @@
 #   make vm-tests    boot a VM with percs.ko, run selftests/run-vm-tests.sh
 #                    in it, copy the TAP files to $(BUILD)/results/vm-*;
 #                    this pass alone also runs selftests/bench.sh, a smoke
-#                    test of $(BUILD)/tools/percs-bench (vm-bench.tap)
+#                    test of $(BUILD)/tools/percs-bench (vm-bench.tap), and
+#                    selftests/mpi.sh, the MPI programs (vm-mpi.tap)
 #
 # The harness headers come from the kernel source package (never
 # committed): they are extracted once into $(BUILD)/ksrc.  A failing test
@@ -60,7 +61,7 @@ $(ST_HELPER): $(ST_DIR)/helpers/pt-helper.c $(SRC)/include/uapi/linux/percs.h
 # selftests/vm-tests.sh runs the suite on one kernel: Debian's (vm-tests),
 # or a debug kernel built once and cached (vm-tests-kasan, vm-tests-kcsan).
 # Failing tests do not stop make: scripts/summary.sh counts the TAP files.
-vm-tests: module lib $(ST_LIBSAN) selftests bench ctl
+vm-tests: module lib $(ST_LIBSAN) selftests bench ctl run-tool mpi-tests
 	@PERCS_BUILD=$(BUILD) PERCS_VM_TIMEOUT=$(ST_VM_TIMEOUT) \
 		$(ST_DIR)/vm-tests.sh stock
 

@@ -228,14 +228,14 @@ PERCS_MPI_API(Get_count, (const MPI_Status *status, MPI_Datatype type,
 /* Requests */
 PERCS_MPI_API(Wait, (MPI_Request *request, MPI_Status *status));
 PERCS_MPI_API(Waitall, (int count, MPI_Request requests[],
-			MPI_Status statuses[]));
+			MPI_Status *statuses));
 PERCS_MPI_API(Waitany, (int count, MPI_Request requests[], int *index,
 			MPI_Status *status));
 PERCS_MPI_API(Waitsome, (int incount, MPI_Request requests[], int *outcount,
-			 int indices[], MPI_Status statuses[]));
+			 int indices[], MPI_Status *statuses));
 PERCS_MPI_API(Test, (MPI_Request *request, int *flag, MPI_Status *status));
 PERCS_MPI_API(Testall, (int count, MPI_Request requests[], int *flag,
-			MPI_Status statuses[]));
+			MPI_Status *statuses));
 PERCS_MPI_API(Testany, (int count, MPI_Request requests[], int *index,
 			int *flag, MPI_Status *status));
 PERCS_MPI_API(Cancel, (MPI_Request *request));

@@ -78,8 +78,13 @@ int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
 	}
 	if (eh == MPI_ERRORS_RETURN)
 		return code;
-	fprintf(stderr, "percs-mpi: rank %d: %s: ",
-		mpi_g.m ? (int)percs_msg_rank(mpi_g.m) : -1, fn);
+	/* Before the job is joined, the launcher's variable names the rank. */
+	if (mpi_g.m)
+		fprintf(stderr, "percs-mpi: rank %u: %s: ",
+			percs_msg_rank(mpi_g.m), fn);
+	else
+		fprintf(stderr, "percs-mpi: rank %s: %s: ",
+			getenv("PERCS_RANK") ? getenv("PERCS_RANK") : "?", fn);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -251,7 +251,7 @@ static int harvest_all(int count, MPI_Request *h, MPI_Status *sts)
 }
 
 PERCS_MPI_ALIAS(Waitall)
-int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses)
 {
 	int ret;
 
@@ -275,7 +275,7 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 
 PERCS_MPI_ALIAS(Testall)
 int PMPI_Testall(int count, MPI_Request requests[], int *flag,
-		 MPI_Status statuses[])
+		 MPI_Status *statuses)
 {
 	int ret;
 
@@ -393,7 +393,7 @@ int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
 
 PERCS_MPI_ALIAS(Waitsome)
 int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount,
-		  int indices[], MPI_Status statuses[])
+		  int indices[], MPI_Status *statuses)
 {
 	int i, n, active, ret, err = MPI_SUCCESS;
 

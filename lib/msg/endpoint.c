@@ -11,8 +11,12 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "msg_internal.h"
+
+_Static_assert(PERCS_MSG_DEF_EAGER == PM_FIFO_DATA,
+	       "the eager default is one packet's worth");
 
 size_t percs_msg_eager_limit(void)
 {
@@ -170,19 +174,35 @@ int percs_msg_progress(struct percs_msg *m)
 	return m->error;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void percs_msg_idle(struct percs_msg *m)
 {
+	uint64_t waited;
+
 	/*
-	 * Spin first (the answer is usually a few microseconds away), then
-	 * give the CPU to other ranks, then sleep in poll(2): the machines
-	 * this runs on have fewer CPUs than ranks.
+	 * Spin first (the answer is usually microseconds away), then give
+	 * the CPU to other ranks while kicking the engine, then sleep in
+	 * poll(2): the machines this runs on may have fewer CPUs than
+	 * ranks.  The phases restart whenever something arrives
+	 * (idle_rounds goes back to 0).
 	 */
-	m->idle_rounds++;
-	if (m->idle_rounds < 64)
+	if (m->idle_rounds++ == 0)
+		m->idle_since = now_ns();
+	if (m->idle_rounds & 15)
 		return;
-	/* Kick mode: RDMA and blocked packets move only in kicks. */
+	waited = now_ns() - m->idle_since;
+	if (waited < PM_SPIN_NS)
+		return;
+	/* Kick mode: RDMA and blocked packets move in kicks. */
 	percs_kick(m->w, PERCS_KICK_F_ALL);
-	if (m->idle_rounds < 256) {
+	if (waited < PM_YIELD_NS) {
 		sched_yield();
 		return;
 	}

@@ -57,6 +57,9 @@ struct pm_rts {
 #define PM_FIFO_DATA	(PERCS_MAX_PAYLOAD - sizeof(struct pm_hdr))
 /* What an unexpected eager message costs its receiver beyond its data. */
 #define PM_UNEXP_COST(len)	((len) + 64)
+/* Waiting: spin this long, then yield the CPU until PM_YIELD_NS, then sleep. */
+#define PM_SPIN_NS	200000
+#define PM_YIELD_NS	5000000
 /* RDMA reads in flight per endpoint (they need CQ entries). */
 #define PM_MAX_READS	64
 
@@ -199,6 +202,7 @@ struct pm_backlog {
  * @next_id: next rendezvous cookie
  * @error: a fatal endpoint error (a completion error), 0 if none
  * @idle_rounds: consecutive percs_msg_idle() calls that found nothing
+ * @idle_since: when the first of them came (ns, CLOCK_MONOTONIC)
  * @cnt: counters
  */
 struct percs_msg {
@@ -222,6 +226,7 @@ struct percs_msg {
 	uint64_t next_id;
 	int error;
 	unsigned int idle_rounds;
+	uint64_t idle_since;
 	struct percs_msg_counters cnt;
 };
 

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The MPI test programs (selftests/mpi/*.c), built with percs-cc against
+# the ASan/UBSan builds of the libraries, into $(BUILD)/mpi-tests (not
+# $(BUILD)/selftests: they run under percs-run, from selftests/mpi.sh,
+# which run-vm-tests.sh runs as the program "mpi").
+#
+#   make mpi-tests
+
+MPIT_DIR := $(SRC)/selftests/mpi
+MPIT_OUT := $(BUILD)/mpi-tests
+MPIT_BINS := $(patsubst $(MPIT_DIR)/%.c,$(MPIT_OUT)/%,$(wildcard $(MPIT_DIR)/*.c))
+
+.PHONY: mpi-tests
+all: mpi-tests
+mpi-tests: $(MPIT_BINS)
+
+$(MPIT_OUT)/%: $(MPIT_DIR)/%.c $(MPIT_DIR)/check.h $(PERCS_CC) $(MPI_SAN_LIB) \
+	       $(MSG_SAN_LIB) $(BUILD)/lib/libpercs-san.a $(SRC)/include/mpi/mpi.h
+	@mkdir -p $(@D)
+	PERCS_CC_SANITIZE=1 $(PERCS_CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g \
+		-fno-sanitize-recover=all -o $@ $<

@@ -1,0 +1,154 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mpi.sh - the MPI programs of selftests/mpi, run with percs-run inside
+# the VM (run-vm-tests.sh runs it as the program "mpi" on the stock
+# kernel), TAP on stdout.
+#
+# Each line is one job: its exit status and output are what the test
+# wants, it ends within its time limit (a hang fails), and afterwards
+# nothing is left reserved, mapped, registered or pinned (the debugfs
+# live counters are all zero again).  Then percs-run's bad options.
+#
+# Environment: PERCS_BUILD (default build/ of this tree), PERCS_TEST_SCALE
+# (the torture's message count scales with it).
+
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+build=${PERCS_BUILD:-$(dirname "$here")/build}
+run=$build/tools/percs-run
+bin=$build/mpi-tests
+live=/sys/kernel/debug/percs/live
+isr=/sys/kernel/debug/percs/isr
+scale=${PERCS_TEST_SCALE:-1}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+plan=24
+echo "TAP version 13"
+echo "1..$plan"
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	failed=1
+	echo "not ok $n - $1"
+	shift
+	for f in "$@"; do
+		[ -s "$f" ] && sed 's/^/# /' "$f" | tail -n 25
+	done
+}
+
+# Every live counter back to zero within 5 s.
+live_zero() {
+	local i key val rest bad
+	for i in $(seq 50); do
+		bad=
+		while read -r key val rest; do
+			[ "$val" = 0 ] || bad+="$key=$val "
+		done <"$live"
+		[ -z "$bad" ] && return 0
+		sleep 0.1
+	done
+	echo "# live counters: $bad"
+	return 1
+}
+
+# job NAME WANT_RC STDOUT_RE STDERR_RE TIMEOUT PERCS-RUN-ARGS...
+# The job's exit status must be WANT_RC, its stdout match STDOUT_RE and
+# its stderr STDERR_RE (egrep, '' for anything).
+job() {
+	local name=$1 want=$2 out_re=$3 err_re=$4 limit=$5 rc why=
+	shift 5
+	timeout -k 5 "$limit" "$run" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ] && [ "$want" != 137 ]; then
+		why="hung: killed after ${limit}s"
+	elif [ "$rc" != "$want" ]; then
+		why="exit status $rc, want $want"
+	elif [ -n "$out_re" ] && ! grep -q -E -e "$out_re" "$tmp/out"; then
+		why="stdout lacks /$out_re/"
+	elif [ -n "$err_re" ] && ! grep -q -E -e "$err_re" "$tmp/err"; then
+		why="stderr lacks /$err_re/"
+	elif ! live_zero; then
+		why="something left reserved or pinned"
+	fi
+	if [ -z "$why" ]; then
+		ok "$name"
+		grep -E '^ *[0-9]+ +[0-9.]+ +[0-9.]+$' "$tmp/out" | sed 's/^/# /'
+	else
+		not_ok "$name: $why" "$tmp/out" "$tmp/err"
+	fi
+}
+
+msgs=$(awk -v s="$scale" 'BEGIN { m = int(300 * s); print m < 20 ? 20 : m }')
+
+job "hello, 1 rank" 0 'hello from rank 0 of 1' '' 60 -n 1 "$bin/hello"
+job "hello, 4 ranks spread over supernodes" 0 'hello from rank 3 of 4' '' 60 \
+	-n 4 "$bin/hello"
+job "hello, 3 ranks packed on hub 0" 0 'rank 2 of 3 on .*-hub0-hfi0' '' 60 \
+	-n 3 --placement packed "$bin/hello"
+printf '# rank 0\n1 1\n\n0 0   # rank 1\n2 1\n' >"$tmp/map"
+job "hello, map file places each rank" 0 'rank 1 of 3 on .*-hub0-hfi0' '' 60 \
+	-n 3 --placement map "$tmp/map" "$bin/hello"
+job "--tag-output prefixes each line with the rank" 0 '^\[2\] hello from rank 2 of 3' '' 60 \
+	-n 3 --tag-output "$bin/hello"
+job "ring, 5 ranks, vector datatype" 0 'token 200' '' 90 -n 5 "$bin/ring"
+job "ping-pong 0 B .. 1 MiB, bytes checked" 0 '1048576' '' 240 -n 2 "$bin/pingpong" 50
+job "torture, 4 ranks, $msgs messages each" 0 'torture: 4 ranks' '' 240 \
+	-n 4 "$bin/torture" "$msgs"
+PERCS_MSG_UNEXPECTED=8192 PERCS_MSG_EAGER=1900 \
+job "torture, 8 KiB unexpected bound, eager 1900 B" 0 'torture: 3 ranks' '' 240 \
+	-n 3 "$bin/torture" "$msgs"
+if [ -w "$isr/reorder_ppm" ]; then
+	echo 300000 >"$isr/reorder_ppm"
+	job "torture under reorder_ppm=300000 (non-overtaking)" 0 'torture: 4 ranks' '' 240 \
+		-n 4 --placement packed "$bin/torture" "$msgs"
+	echo 0 >"$isr/reorder_ppm"
+else
+	not_ok "torture under reorder: $isr/reorder_ppm is not writable"
+fi
+job "collectives, 1 rank" 0 'on 1 ranks' '' 60 -n 1 "$bin/coll"
+job "collectives, 3 ranks" 0 'on 3 ranks' '' 120 -n 3 "$bin/coll"
+job "collectives, 5 ranks" 0 'on 5 ranks' '' 180 -n 5 "$bin/coll"
+job "bad arguments get their MPI error class" 0 'every bad argument' '' 60 \
+	-n 2 "$bin/errors"
+job "a fatal bad argument aborts the job naming the call" 6 '' \
+	'MPI_Send: rank 7 is not in the communicator.*MPI_ERR_RANK' 60 \
+	-n 2 "$bin/errors" fatal
+job "a rank killed mid-job: the others end, rank named" 137 '' \
+	'rank 1 \(pid [0-9]+\) was killed by signal 9' 60 -n 3 "$bin/faults" kill
+job "a rank exiting without MPI_Finalize ends the job" 1 '' \
+	'rank 1 \(pid [0-9]+\) exited without finalizing' 60 -n 3 "$bin/faults" exit
+job "MPI_Abort(7): the job exits 7" 7 '' 'rank 1 .*called abort with code 7' 60 \
+	-n 3 "$bin/faults" abort
+job "a program that cannot be run" 127 '' "cannot run '/nonexistent'" 30 \
+	-n 2 /nonexistent
+
+# percs-run's own arguments: exit 2, a message naming the problem.
+bad() {
+	local name=$1 re=$2 rc
+	shift 2
+	"$run" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" = 2 ] && grep -q -E -e "$re" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+		ok "percs-run $name: exit 2, says why"
+	else
+		not_ok "percs-run $name: exit $rc" "$tmp/out" "$tmp/err"
+	fi
+}
+bad "without -n" 'number of ranks is missing' "$bin/hello"
+bad "-n 0" "-n wants a number of ranks from 1 to 4096, not '0'" -n 0 "$bin/hello"
+bad "unknown placement" "unknown placement 'far'" -n 2 --placement far "$bin/hello"
+printf '0 0\n0 7\n' >"$tmp/badmap"
+bad "map naming a missing HFI" 'no HFI 7 on hub 0' -n 2 --placement map "$tmp/badmap" "$bin/hello"
+bad "unknown option / no program" "unknown option '--frobnicate'" --frobnicate -n 2
+
+[ "$n" = "$plan" ] || echo "# mpi.sh: ran $n tests, planned $plan"
+exit $failed

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * errors: bad arguments get MPI error codes under MPI_ERRORS_RETURN.
+ * With argument "fatal", rank 0 makes one bad call under the default
+ * MPI_ERRORS_ARE_FATAL: the job must end with a message naming the call.
+ */
+#include <string.h>
+#include "check.h"
+
+#define EXPECT_CLASS(call, cls) do {					\
+	int __e = (call), __c = -1;					\
+	MPI_Error_class(__e, &__c);					\
+	CHECK(__c == (cls), "%s gave class %d, want %s", #call, __c, #cls); \
+} while (0)
+
+int main(int argc, char **argv)
+{
+	int rank, size, x = 0, len, flag;
+	char s[MPI_MAX_ERROR_STRING];
+	MPI_Request rq = 12345;
+	MPI_Datatype t;
+	MPI_Comm c;
+
+	CHECK_MPI(MPI_Init(&argc, &argv));
+	CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+	CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+	if (argc > 1 && !strcmp(argv[1], "fatal")) {
+		if (rank == 0)
+			MPI_Send(&x, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);
+		MPI_Barrier(MPI_COMM_WORLD);	/* rank 0 never comes */
+		MPI_Finalize();
+		return 0;
+	}
+	CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	EXPECT_CLASS(MPI_Send(&x, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK);
+	EXPECT_CLASS(MPI_Send(&x, 1, MPI_INT, 0, -5, MPI_COMM_WORLD), MPI_ERR_TAG);
+	EXPECT_CLASS(MPI_Send(&x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+	EXPECT_CLASS(MPI_Send(&x, 1, 999, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+	EXPECT_CLASS(MPI_Send(NULL, 4, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+	EXPECT_CLASS(MPI_Send(&x, 1, MPI_INT, 0, 0, 77), MPI_ERR_COMM);
+	EXPECT_CLASS(MPI_Recv(&x, 1, MPI_INT, -7, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+		     MPI_ERR_RANK);
+	EXPECT_CLASS(MPI_Wait(&rq, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+	EXPECT_CLASS(MPI_Bcast(&x, 1, MPI_INT, size, MPI_COMM_WORLD), MPI_ERR_ROOT);
+	EXPECT_CLASS(MPI_Allreduce(&x, &len, 1, MPI_INT, 42, MPI_COMM_WORLD), MPI_ERR_OP);
+	EXPECT_CLASS(MPI_Allreduce(&x, &len, 1, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD),
+		     MPI_ERR_OP);
+	c = MPI_COMM_WORLD;
+	EXPECT_CLASS(MPI_Comm_free(&c), MPI_ERR_COMM);
+	CHECK_MPI(MPI_Type_contiguous(4, MPI_INT, &t));
+	EXPECT_CLASS(MPI_Send(&x, 1, t, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE); /* not committed */
+	CHECK_MPI(MPI_Type_free(&t));
+	t = MPI_INT;
+	EXPECT_CLASS(MPI_Type_free(&t), MPI_ERR_TYPE);
+	/* Truncation: the receive is smaller than the message. */
+	{
+		int two[2] = { 1, 2 }, one = 0;
+		MPI_Status st;
+
+		CHECK_MPI(MPI_Isend(two, 2, MPI_INT, rank, 9, MPI_COMM_WORLD, &rq));
+		EXPECT_CLASS(MPI_Recv(&one, 1, MPI_INT, rank, 9, MPI_COMM_WORLD, &st),
+			     MPI_ERR_TRUNCATE);
+		CHECK(one == 1, "truncated receive got %d", one);
+		CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+	}
+	CHECK_MPI(MPI_Error_string(MPI_ERR_RANK, s, &len));
+	CHECK(len > 0 && strstr(s, "rank"), "error string '%s'", s);
+	EXPECT_CLASS(MPI_Error_string(-3, s, &len), MPI_ERR_ARG);
+	CHECK_MPI(MPI_Initialized(&flag));
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	if (rank == 0)
+		printf("errors: every bad argument got its class\n");
+	CHECK_MPI(MPI_Finalize());
+	return 0;
+}
