@@ -26,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 n=0
 failed=0
-plan=24
+plan=25
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -103,13 +103,22 @@ job "ring, 5 ranks, vector datatype" 0 'token 200' '' 90 -n 5 "$bin/ring"
 job "ping-pong 0 B .. 1 MiB, bytes checked" 0 '1048576' '' 240 -n 2 "$bin/pingpong" 50
 job "torture, 4 ranks, $msgs messages each" 0 'torture: 4 ranks' '' 240 \
 	-n 4 "$bin/torture" "$msgs"
-PERCS_MSG_UNEXPECTED=8192 PERCS_MSG_EAGER=1900 \
-job "torture, 8 KiB unexpected bound, eager 1900 B" 0 'torture: 3 ranks' '' 240 \
-	-n 3 "$bin/torture" "$msgs"
+# The bound holds on every rank, and senders did run out of credit.
+PERCS_MSG_STATS=1 PERCS_MSG_UNEXPECTED=8192 PERCS_MSG_EAGER=1900 \
+job "torture, 8 KiB unexpected bound, eager 1900 B" 0 'torture: 3 ranks' \
+	'no_credit [1-9]' 240 -n 3 "$bin/torture" "$msgs"
+if grep -q 'percs-msg: rank' "$tmp/err" &&
+   awk '/percs-msg: rank/ { split($13, p, "/"); if (p[1] + 0 > p[2] + 0) bad = 1 }
+	END { exit bad }' "$tmp/err"; then
+	ok "unexpected eager bytes never above the 8 KiB bound"
+else
+	not_ok "unexpected eager bytes above the bound" "$tmp/err"
+fi
 if [ -w "$isr/reorder_ppm" ]; then
 	echo 300000 >"$isr/reorder_ppm"
-	job "torture under reorder_ppm=300000 (non-overtaking)" 0 'torture: 4 ranks' '' 240 \
-		-n 4 --placement packed "$bin/torture" "$msgs"
+	PERCS_MSG_STATS=1 \
+	job "torture under reorder_ppm=300000 (non-overtaking)" 0 'torture: 4 ranks' \
+		'out_of_order [1-9]' 240 -n 4 --placement packed "$bin/torture" "$msgs"
 	echo 0 >"$isr/reorder_ppm"
 else
 	not_ok "torture under reorder: $isr/reorder_ppm is not writable"

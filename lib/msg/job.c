@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,6 +151,22 @@ struct percs_msg *percs_msg_job_endpoint(const struct percs_msg_job *j)
 	return j->m;
 }
 
+/* PERCS_MSG_STATS: what the protocol did, one line on stderr per rank. */
+static void job_stats(const struct percs_msg_job *j)
+{
+	struct percs_msg_counters c;
+
+	percs_msg_counters(j->m, &c);
+	fprintf(stderr,
+		"percs-msg: rank %u: eager %llu imm %llu rndv %llu no_credit %llu unexpected_peak %llu/%zu out_of_order %llu backlog_peak %llu\n",
+		percs_msg_rank(j->m), (unsigned long long)c.eager_sent,
+		(unsigned long long)c.imm_sent, (unsigned long long)c.rndv_sent,
+		(unsigned long long)c.no_credit,
+		(unsigned long long)c.unexpected_peak, j->m->unexpected_max,
+		(unsigned long long)c.out_of_order,
+		(unsigned long long)c.backlog_peak);
+}
+
 int percs_msg_job_leave(struct percs_msg_job *j)
 {
 	struct pmi_cmd c = { .magic = PMI_MAGIC, .op = PMI_LEAVE };
@@ -157,6 +174,8 @@ int percs_msg_job_leave(struct percs_msg_job *j)
 
 	if (!j)
 		return 0;
+	if (getenv("PERCS_MSG_STATS"))
+		job_stats(j);
 	/* Flush what we owe the others before saying we are done. */
 	ret = percs_msg_close(j->m);
 	if (ret == -EBUSY)

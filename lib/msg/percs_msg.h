@@ -270,6 +270,8 @@ struct percs_msg *percs_msg_job_endpoint(const struct percs_msg_job *job);
  * percs_msg_job_leave() - finish: wait until every rank has left, free all
  * @job: the job (may be NULL)
  *
+ * With PERCS_MSG_STATS set in the environment, first prints the
+ * endpoint's counters (struct percs_msg_counters) on one stderr line.
  * Tells the launcher this rank is done and waits for every other rank to
  * say so too (their windows stay valid until then), then closes the
  * endpoint, releases the window and closes the HFI.

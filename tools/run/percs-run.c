@@ -197,6 +197,13 @@ static void child_exec(struct run *r, unsigned int i, int sock, int out[2],
 	int fd;
 
 	sigprocmask(SIG_SETMASK, old, NULL);
+	/* Standard input is rank 0's, as with mpirun. */
+	if (i != 0) {
+		fd = open("/dev/null", O_RDONLY);
+		if (fd < 0 || dup2(fd, STDIN_FILENO) < 0)
+			_exit(127);
+		close(fd);
+	}
 	if (r->tag_output) {
 		if (dup2(out[0], STDOUT_FILENO) < 0 ||
 		    dup2(out[1], STDERR_FILENO) < 0)
