@@ -15,6 +15,14 @@
 
 #include "msg_internal.h"
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 _Static_assert(PERCS_MSG_DEF_EAGER == PM_FIFO_DATA,
 	       "the eager default is one packet's worth");
 
@@ -78,21 +86,38 @@ static void inmsg_list_free(struct pm_link *h)
 	}
 }
 
+/* Requests the owner freed still running, packets still queued. */
+static bool close_waits(const struct percs_msg *m)
+{
+	return m->orphans || !pm_list_empty(&m->backlog);
+}
+
 int percs_msg_close(struct percs_msg *m)
 {
+	uint64_t deadline;
 	unsigned int i;
+	int ret = 0;
 
 	if (!m)
 		return 0;
-	if (m->pending)
+	if (m->pending > m->orphans)
 		return -EBUSY;
-	/* Credits and FINs still queued: give them a chance to leave. */
-	for (i = 0; i < 1000 && !pm_list_empty(&m->backlog) && !m->error; i++) {
-		pm_drain(m);
-		pm_backlog_flush(m);
-		if (!pm_list_empty(&m->backlog))
+	/*
+	 * Finish what the owner let go of (sends it freed, FINs and
+	 * credits the peers wait for): the peers make progress, so this
+	 * ends; the deadline only guards against a peer that stopped.
+	 */
+	deadline = now_ns() + PM_CLOSE_NS;
+	m->idle_rounds = 0;
+	while (close_waits(m) && !m->error && now_ns() < deadline) {
+		percs_msg_progress(m);
+		if (close_waits(m))
 			percs_msg_idle(m);
 	}
+	if (m->error)
+		ret = m->error;
+	else if (close_waits(m))
+		ret = -ETIMEDOUT;
 	while (!pm_list_empty(&m->backlog)) {
 		struct pm_link *l = m->backlog.next;
 
@@ -109,7 +134,7 @@ int percs_msg_close(struct percs_msg *m)
 	free(m->peers);
 	free(m->addrs);
 	free(m);
-	return 0;
+	return ret;
 }
 
 unsigned int percs_msg_rank(const struct percs_msg *m)
@@ -152,8 +177,10 @@ void pm_req_done(struct percs_msg_req *r)
 {
 	r->state = PM_ST_DONE;
 	r->m->pending--;
-	if (r->freed)
+	if (r->freed) {
+		r->m->orphans--;
 		free(r);
+	}
 }
 
 int percs_msg_progress(struct percs_msg *m)
@@ -169,17 +196,18 @@ int percs_msg_progress(struct percs_msg *m)
 		ret = pm_cq_drain(m);
 	if (!ret)
 		ret = pm_reads_start(m);
+	/*
+	 * Kick mode: a read moves 128 packets (250 KiB) per engine pass, and
+	 * passes run in kicks: keep them coming while reads are in flight.
+	 */
+	if (!ret && m->reads) {
+		ret = percs_kick(m->w, PERCS_KICK_F_SEND);
+		if (ret > 0)
+			ret = 0;	/* packets moved */
+	}
 	if (ret && ret != -EAGAIN && !m->error)
 		m->error = ret;
 	return m->error;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void percs_msg_idle(struct percs_msg *m)
@@ -243,8 +271,10 @@ void percs_msg_req_free(struct percs_msg_req *r)
 {
 	if (!r)
 		return;
-	if (r->state == PM_ST_DONE)
+	if (r->state == PM_ST_DONE) {
 		free(r);
-	else
+	} else if (!r->freed) {
 		r->freed = true;
+		r->m->orphans++;
+	}
 }

@@ -60,6 +60,8 @@ struct pm_rts {
 /* Waiting: spin this long, then yield the CPU until PM_YIELD_NS, then sleep. */
 #define PM_SPIN_NS	200000
 #define PM_YIELD_NS	5000000
+/* How long closing waits for freed requests and queued packets to finish. */
+#define PM_CLOSE_NS	30000000000ULL
 /* RDMA reads in flight per endpoint (they need CQ entries). */
 #define PM_MAX_READS	64
 
@@ -198,7 +200,9 @@ struct pm_backlog {
  * @backlog: packets waiting for room in the send FIFO, in order
  * @reads: RDMA reads in flight (entries of @reading)
  * @backlog_len: entries of @backlog
- * @pending: requests not done (close refuses while any)
+ * @pending: requests not done
+ * @orphans: of those, the ones their owner freed (close waits for them;
+ *	it refuses while others are pending)
  * @next_id: next rendezvous cookie
  * @error: a fatal endpoint error (a completion error), 0 if none
  * @idle_rounds: consecutive percs_msg_idle() calls that found nothing
@@ -223,6 +227,7 @@ struct percs_msg {
 	unsigned int reads;
 	unsigned int backlog_len;
 	unsigned long pending;
+	unsigned long orphans;
 	uint64_t next_id;
 	int error;
 	unsigned int idle_rounds;

@@ -107,9 +107,14 @@ int percs_msg_open(struct percs_window *w, unsigned int rank,
 		   const struct percs_msg_attr *attr, struct percs_msg **out);
 
 /**
- * percs_msg_close() - flush queued packets and free the endpoint
+ * percs_msg_close() - finish freed requests and queued packets, free all
  * @m: the endpoint (may be NULL)
- * Return: 0, or -EBUSY when requests are still pending (nothing freed).
+ *
+ * Makes progress until every request freed before it completed is done
+ * and every packet waiting for room has left (at most 30 s: the peers
+ * must take part), then frees the endpoint.
+ * Return: 0; -EBUSY when requests not freed are still pending (nothing
+ * done); the endpoint's -errno or -ETIMEDOUT (the endpoint is freed).
  */
 int percs_msg_close(struct percs_msg *m);
 
@@ -174,7 +179,7 @@ int percs_msg_wait(struct percs_msg_req *req, struct percs_msg_status *st);
  * @req: the request (may be NULL)
  *
  * A request not done yet is freed when it completes (its buffer must stay
- * valid until then).
+ * valid until then; percs_msg_close() waits for it).
  */
 void percs_msg_req_free(struct percs_msg_req *req);
 
