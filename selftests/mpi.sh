@@ -26,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 n=0
 failed=0
-plan=25
+plan=26
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -126,6 +126,8 @@ fi
 job "collectives, 1 rank" 0 'on 1 ranks' '' 60 -n 1 "$bin/coll"
 job "collectives, 3 ranks" 0 'on 3 ranks' '' 120 -n 3 "$bin/coll"
 job "collectives, 5 ranks" 0 'on 5 ranks' '' 180 -n 5 "$bin/coll"
+job "struct and vector datatypes, 3 ranks" 0 'types: struct and vector' '' 60 \
+	-n 3 "$bin/types"
 job "bad arguments get their MPI error class" 0 'every bad argument' '' 60 \
 	-n 2 "$bin/errors"
 job "a fatal bad argument aborts the job naming the call" 6 '' \

@@ -29,6 +29,7 @@ typedef int MPI_Datatype;
 typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
+typedef int MPI_Group;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Count;
 
@@ -50,6 +51,10 @@ typedef struct MPI_Status {
 #define MPI_STATUSES_IGNORE	((MPI_Status *)1)
 #define MPI_IN_PLACE		((void *)1)
 #define MPI_BOTTOM		((void *)0)
+
+/* Groups */
+#define MPI_GROUP_NULL		0
+#define MPI_GROUP_EMPTY		1
 
 /* Communicators */
 #define MPI_COMM_NULL		0
@@ -154,6 +159,13 @@ typedef struct MPI_Status {
 #define MPI_LXOR		9
 #define MPI_BXOR		10
 
+/*
+ * A user reduction: @inoutvec[i] = @invec[i] op @inoutvec[i] for @len
+ * elements of @datatype (MPI_Op_create).
+ */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len,
+			       MPI_Datatype *datatype);
+
 /* Each function: the MPI_ name and its PMPI_ twin. */
 #define PERCS_MPI_API(name, args)	int MPI_##name args; int PMPI_##name args
 
@@ -253,6 +265,30 @@ PERCS_MPI_API(Type_size, (MPI_Datatype type, int *size));
 PERCS_MPI_API(Type_get_extent, (MPI_Datatype type, MPI_Aint *lb,
 				MPI_Aint *extent));
 
+PERCS_MPI_API(Type_create_struct, (int count, const int blocklengths[],
+				   const MPI_Aint displacements[],
+				   const MPI_Datatype types[],
+				   MPI_Datatype *newtype));
+
+/* Groups */
+PERCS_MPI_API(Comm_group, (MPI_Comm comm, MPI_Group *group));
+PERCS_MPI_API(Group_size, (MPI_Group group, int *size));
+PERCS_MPI_API(Group_rank, (MPI_Group group, int *rank));
+PERCS_MPI_API(Group_incl, (MPI_Group group, int n, const int ranks[],
+			   MPI_Group *newgroup));
+PERCS_MPI_API(Group_excl, (MPI_Group group, int n, const int ranks[],
+			   MPI_Group *newgroup));
+PERCS_MPI_API(Group_translate_ranks, (MPI_Group group1, int n,
+				      const int ranks1[], MPI_Group group2,
+				      int ranks2[]));
+PERCS_MPI_API(Group_free, (MPI_Group *group));
+PERCS_MPI_API(Comm_create, (MPI_Comm comm, MPI_Group group,
+			    MPI_Comm *newcomm));
+
+/* Reduction operations of the program's own */
+PERCS_MPI_API(Op_create, (MPI_User_function *fn, int commute, MPI_Op *op));
+PERCS_MPI_API(Op_free, (MPI_Op *op));
+
 /* Collectives (blocking) */
 PERCS_MPI_API(Barrier, (MPI_Comm comm));
 PERCS_MPI_API(Bcast, (void *buf, int count, MPI_Datatype type, int root,
@@ -274,6 +310,31 @@ PERCS_MPI_API(Allgather, (const void *sendbuf, int sendcount,
 PERCS_MPI_API(Alltoall, (const void *sendbuf, int sendcount,
 			 MPI_Datatype sendtype, void *recvbuf, int recvcount,
 			 MPI_Datatype recvtype, MPI_Comm comm));
+
+PERCS_MPI_API(Gatherv, (const void *sendbuf, int sendcount,
+			MPI_Datatype sendtype, void *recvbuf,
+			const int recvcounts[], const int displs[],
+			MPI_Datatype recvtype, int root, MPI_Comm comm));
+PERCS_MPI_API(Scatterv, (const void *sendbuf, const int sendcounts[],
+			 const int displs[], MPI_Datatype sendtype,
+			 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			 int root, MPI_Comm comm));
+PERCS_MPI_API(Allgatherv, (const void *sendbuf, int sendcount,
+			   MPI_Datatype sendtype, void *recvbuf,
+			   const int recvcounts[], const int displs[],
+			   MPI_Datatype recvtype, MPI_Comm comm));
+PERCS_MPI_API(Alltoallv, (const void *sendbuf, const int sendcounts[],
+			  const int sdispls[], MPI_Datatype sendtype,
+			  void *recvbuf, const int recvcounts[],
+			  const int rdispls[], MPI_Datatype recvtype,
+			  MPI_Comm comm));
+PERCS_MPI_API(Scan, (const void *sendbuf, void *recvbuf, int count,
+		     MPI_Datatype type, MPI_Op op, MPI_Comm comm));
+PERCS_MPI_API(Exscan, (const void *sendbuf, void *recvbuf, int count,
+		       MPI_Datatype type, MPI_Op op, MPI_Comm comm));
+PERCS_MPI_API(Reduce_scatter_block, (const void *sendbuf, void *recvbuf,
+				     int recvcount, MPI_Datatype type,
+				     MPI_Op op, MPI_Comm comm));
 
 #undef PERCS_MPI_API
 

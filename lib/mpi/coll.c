@@ -16,13 +16,12 @@
 
 #include "mpi_internal.h"
 
-#define COLL_TAG	0
 
-static int csend(const void *buf, int count, MPI_Datatype t, int dst,
+int mpi_csend(const void *buf, int count, MPI_Datatype t, int dst,
 		 MPI_Comm comm)
 {
 	struct mpi_req *q;
-	int ret = mpi_isend(buf, count, t, dst, COLL_TAG, comm, true, 0, &q);
+	int ret = mpi_isend(buf, count, t, dst, MPI_COLL_TAG, comm, true, 0, &q);
 
 	if (ret)
 		return ret;
@@ -31,11 +30,11 @@ static int csend(const void *buf, int count, MPI_Datatype t, int dst,
 	return ret;
 }
 
-static int crecv(void *buf, int count, MPI_Datatype t, int src,
+int mpi_crecv(void *buf, int count, MPI_Datatype t, int src,
 		 MPI_Comm comm)
 {
 	struct mpi_req *q;
-	int ret = mpi_irecv(buf, count, t, src, COLL_TAG, comm, true, &q);
+	int ret = mpi_irecv(buf, count, t, src, MPI_COLL_TAG, comm, true, &q);
 
 	if (ret)
 		return ret;
@@ -45,7 +44,7 @@ static int crecv(void *buf, int count, MPI_Datatype t, int src,
 }
 
 /* (sbuf, scount, stype) to (rbuf, rcount, rtype) within this process. */
-static int local_copy(const void *sbuf, int scount, MPI_Datatype stype,
+int mpi_local_copy(const void *sbuf, int scount, MPI_Datatype stype,
 		      void *rbuf, int rcount, MPI_Datatype rtype)
 {
 	struct mpi_type *s = mpi_type(stype), *r = mpi_type(rtype);
@@ -65,7 +64,7 @@ static int local_copy(const void *sbuf, int scount, MPI_Datatype stype,
 	return MPI_SUCCESS;
 }
 
-static int check_comm(MPI_Comm comm, const char *fn, struct mpi_comm **c)
+int mpi_coll_comm(MPI_Comm comm, const char *fn, struct mpi_comm **c)
 {
 	MPI_NEED_INIT(fn);
 	*c = mpi_comm(comm);
@@ -75,7 +74,7 @@ static int check_comm(MPI_Comm comm, const char *fn, struct mpi_comm **c)
 	return MPI_SUCCESS;
 }
 
-static int check_buf(MPI_Comm comm, const void *buf, int count,
+int mpi_coll_buf(MPI_Comm comm, const void *buf, int count,
 		     MPI_Datatype type, const char *fn, const char *which)
 {
 	const char *why;
@@ -87,7 +86,7 @@ static int check_buf(MPI_Comm comm, const void *buf, int count,
 	return MPI_SUCCESS;
 }
 
-static int check_root(MPI_Comm comm, const struct mpi_comm *c, int root,
+int mpi_coll_root(MPI_Comm comm, const struct mpi_comm *c, int root,
 		      const char *fn)
 {
 	if (root < 0 || root >= c->size)
@@ -97,13 +96,13 @@ static int check_root(MPI_Comm comm, const struct mpi_comm *c, int root,
 	return MPI_SUCCESS;
 }
 
-static int done(MPI_Comm comm, int ret, const char *fn)
+int mpi_coll_done(MPI_Comm comm, int ret, const char *fn)
 {
 	if (ret)
 		return mpi_error(comm, ret, fn, "%s",
 				 ret == MPI_ERR_TRUNCATE ?
 				 "a message is longer than its receive buffer" :
-				 "a transfer failed");
+				 mpi_why());
 	return MPI_SUCCESS;
 }
 
@@ -112,7 +111,7 @@ int PMPI_Barrier(MPI_Comm comm)
 {
 	struct mpi_comm *c;
 	struct mpi_req *q;
-	int k, ret = check_comm(comm, "MPI_Barrier", &c);
+	int k, ret = mpi_coll_comm(comm, "MPI_Barrier", &c);
 
 	if (ret)
 		return ret;
@@ -120,26 +119,26 @@ int PMPI_Barrier(MPI_Comm comm)
 		int to = (c->rank + k) % c->size;
 		int from = (c->rank - k + c->size) % c->size;
 
-		ret = mpi_isend(NULL, 0, MPI_BYTE, to, COLL_TAG, comm, true, 0,
+		ret = mpi_isend(NULL, 0, MPI_BYTE, to, MPI_COLL_TAG, comm, true, 0,
 				&q);
 		if (ret)
 			break;
-		ret = crecv(NULL, 0, MPI_BYTE, from, comm);
+		ret = mpi_crecv(NULL, 0, MPI_BYTE, from, comm);
 		if (!ret)
 			ret = mpi_wait(q, MPI_STATUS_IGNORE);
 		free(q);
 	}
-	return done(comm, ret, "MPI_Barrier");
+	return mpi_coll_done(comm, ret, "MPI_Barrier");
 }
 
-static int bcast(void *buf, int count, MPI_Datatype type, int root,
+int mpi_bcast(void *buf, int count, MPI_Datatype type, int root,
 		 MPI_Comm comm, const struct mpi_comm *c)
 {
 	int n = c->size, vr = (c->rank - root + n) % n, mask = 1, ret;
 
 	while (mask < n) {
 		if (vr & mask) {
-			ret = crecv(buf, count, type, (vr - mask + root) % n,
+			ret = mpi_crecv(buf, count, type, (vr - mask + root) % n,
 				    comm);
 			if (ret)
 				return ret;
@@ -149,7 +148,7 @@ static int bcast(void *buf, int count, MPI_Datatype type, int root,
 	}
 	for (mask >>= 1; mask > 0; mask >>= 1) {
 		if (vr + mask < n) {
-			ret = csend(buf, count, type, (vr + mask + root) % n,
+			ret = mpi_csend(buf, count, type, (vr + mask + root) % n,
 				    comm);
 			if (ret)
 				return ret;
@@ -163,47 +162,44 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
 	       MPI_Comm comm)
 {
 	struct mpi_comm *c;
-	int ret = check_comm(comm, "MPI_Bcast", &c);
+	int ret = mpi_coll_comm(comm, "MPI_Bcast", &c);
 
 	if (!ret)
-		ret = check_buf(comm, buf, count, type, "MPI_Bcast", "buffer");
+		ret = mpi_coll_buf(comm, buf, count, type, "MPI_Bcast", "buffer");
 	if (!ret)
-		ret = check_root(comm, c, root, "MPI_Bcast");
+		ret = mpi_coll_root(comm, c, root, "MPI_Bcast");
 	if (ret)
 		return ret;
-	return done(comm, bcast(buf, count, type, root, comm, c), "MPI_Bcast");
+	return mpi_coll_done(comm, mpi_bcast(buf, count, type, root, comm, c), "MPI_Bcast");
 }
 
-static int check_op(MPI_Comm comm, MPI_Op op, MPI_Datatype type,
+int mpi_coll_op(MPI_Comm comm, MPI_Op op, MPI_Datatype type,
 		    const char *fn)
 {
-	struct mpi_type *t = mpi_type(type);
-	int ret;
+	int ret = mpi_op_check(op, type);
 
-	if (!mpi_op_valid(op))
-		return mpi_error(comm, MPI_ERR_OP, fn, "no operation %d", op);
-	ret = mpi_op_apply(op, t->basic, NULL, NULL, 0);
+	if (ret == MPI_ERR_OP)
+		return mpi_error(comm, ret, fn, "no operation %d", op);
 	if (ret)
-		return mpi_error(comm, ret, fn,
+		return mpi_error(comm, MPI_ERR_OP, fn,
 				 "operation %d is not defined on datatype %d",
 				 op, type);
 	return MPI_SUCCESS;
 }
 
-static int reduce(const void *sendbuf, void *recvbuf, int count,
+int mpi_reduce(const void *sendbuf, void *recvbuf, int count,
 		  MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
 		  const struct mpi_comm *c)
 {
 	struct mpi_type *t = mpi_type(type);
 	size_t bytes = (size_t)count * t->size;
-	size_t elems = t->size ? bytes / mpi_type(t->basic)->size : 0;
 	unsigned char *acc, *in;
 	int i, ret = MPI_SUCCESS;
 
 	if (sendbuf == MPI_IN_PLACE)
 		sendbuf = recvbuf;
 	if (c->rank != root)
-		return csend(sendbuf, count, type, root, comm);
+		return mpi_csend(sendbuf, count, type, root, comm);
 	acc = malloc(bytes ? bytes : 1);
 	in = malloc(bytes ? bytes : 1);
 	if (!acc || !in) {
@@ -218,9 +214,9 @@ static int reduce(const void *sendbuf, void *recvbuf, int count,
 		if (i == root)
 			mpi_pack(t, sendbuf, count, dst);
 		else
-			ret = crecv(dst, (int)bytes, MPI_BYTE, i, comm);
+			ret = mpi_crecv(dst, (int)bytes, MPI_BYTE, i, comm);
 		if (!ret && i)
-			ret = mpi_op_apply(op, t->basic, acc, in, elems);
+			ret = mpi_op_combine(op, type, count, acc, in);
 	}
 	if (!ret)
 		mpi_unpack(t, acc, bytes, recvbuf);
@@ -236,14 +232,14 @@ static int reduce_checks(const void *sendbuf, void *recvbuf, int count,
 	int ret = MPI_SUCCESS;
 
 	if (sendbuf != MPI_IN_PLACE)
-		ret = check_buf(comm, sendbuf, count, type, fn, "send buffer");
+		ret = mpi_coll_buf(comm, sendbuf, count, type, fn, "send buffer");
 	if (!ret && recv_here)
-		ret = check_buf(comm, recvbuf, count, type, fn,
+		ret = mpi_coll_buf(comm, recvbuf, count, type, fn,
 				"receive buffer");
 	if (!ret && !mpi_type(type))
 		ret = MPI_ERR_TYPE;
 	if (!ret)
-		ret = check_op(comm, op, type, fn);
+		ret = mpi_coll_op(comm, op, type, fn);
 	return ret;
 }
 
@@ -252,10 +248,10 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 		MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
 	struct mpi_comm *c;
-	int ret = check_comm(comm, "MPI_Reduce", &c);
+	int ret = mpi_coll_comm(comm, "MPI_Reduce", &c);
 
 	if (!ret)
-		ret = check_root(comm, c, root, "MPI_Reduce");
+		ret = mpi_coll_root(comm, c, root, "MPI_Reduce");
 	if (ret)
 		return ret;
 	if (sendbuf == MPI_IN_PLACE && c->rank != root)
@@ -265,7 +261,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 			    c->rank == root, "MPI_Reduce");
 	if (ret)
 		return ret;
-	return done(comm, reduce(sendbuf, recvbuf, count, type, op, root,
+	return mpi_coll_done(comm, mpi_reduce(sendbuf, recvbuf, count, type, op, root,
 				 comm, c), "MPI_Reduce");
 }
 
@@ -274,20 +270,20 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 		   MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
 	struct mpi_comm *c;
-	int ret = check_comm(comm, "MPI_Allreduce", &c);
+	int ret = mpi_coll_comm(comm, "MPI_Allreduce", &c);
 
 	if (!ret)
 		ret = reduce_checks(sendbuf, recvbuf, count, type, op, comm,
 				    true, "MPI_Allreduce");
 	if (ret)
 		return ret;
-	ret = reduce(sendbuf, recvbuf, count, type, op, 0, comm, c);
+	ret = mpi_reduce(sendbuf, recvbuf, count, type, op, 0, comm, c);
 	if (!ret)
-		ret = bcast(recvbuf, count, type, 0, comm, c);
-	return done(comm, ret, "MPI_Allreduce");
+		ret = mpi_bcast(recvbuf, count, type, 0, comm, c);
+	return mpi_coll_done(comm, ret, "MPI_Allreduce");
 }
 
-static void *slot(void *buf, int i, int count, MPI_Datatype type)
+void *mpi_slot(void *buf, int i, int count, MPI_Datatype type)
 {
 	return (unsigned char *)buf + (MPI_Aint)i * count * mpi_type(type)->extent;
 }
@@ -299,14 +295,14 @@ static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int i, ret = MPI_SUCCESS;
 
 	if (c->rank != root)
-		return csend(sendbuf, sendcount, sendtype, root, comm);
+		return mpi_csend(sendbuf, sendcount, sendtype, root, comm);
 	for (i = 0; i < c->size && !ret; i++) {
 		if (i != root)
-			ret = crecv(slot(recvbuf, i, recvcount, recvtype),
+			ret = mpi_crecv(mpi_slot(recvbuf, i, recvcount, recvtype),
 				    recvcount, recvtype, i, comm);
 		else if (sendbuf != MPI_IN_PLACE)
-			ret = local_copy(sendbuf, sendcount, sendtype,
-					 slot(recvbuf, i, recvcount, recvtype),
+			ret = mpi_local_copy(sendbuf, sendcount, sendtype,
+					 mpi_slot(recvbuf, i, recvcount, recvtype),
 					 recvcount, recvtype);
 	}
 	return ret;
@@ -322,10 +318,10 @@ static int gather_checks(const struct mpi_comm *c, MPI_Comm comm,
 
 	(void)c;
 	if (sendbuf != MPI_IN_PLACE)
-		ret = check_buf(comm, sendbuf, sendcount, sendtype, fn,
+		ret = mpi_coll_buf(comm, sendbuf, sendcount, sendtype, fn,
 				"send buffer");
 	if (!ret && recv_here && recvbuf != MPI_IN_PLACE)
-		ret = check_buf(comm, recvbuf, recvcount, recvtype, fn,
+		ret = mpi_coll_buf(comm, recvbuf, recvcount, recvtype, fn,
 				"receive buffer");
 	return ret;
 }
@@ -336,10 +332,10 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		MPI_Comm comm)
 {
 	struct mpi_comm *c;
-	int ret = check_comm(comm, "MPI_Gather", &c);
+	int ret = mpi_coll_comm(comm, "MPI_Gather", &c);
 
 	if (!ret)
-		ret = check_root(comm, c, root, "MPI_Gather");
+		ret = mpi_coll_root(comm, c, root, "MPI_Gather");
 	if (!ret)
 		ret = gather_checks(c, comm, sendbuf, sendcount, sendtype,
 				    recvbuf, recvcount, recvtype,
@@ -349,7 +345,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	if (sendbuf == MPI_IN_PLACE && c->rank != root)
 		return mpi_error(comm, MPI_ERR_BUFFER, "MPI_Gather",
 				 "MPI_IN_PLACE is for the root only");
-	return done(comm, gather(sendbuf, sendcount, sendtype, recvbuf,
+	return mpi_coll_done(comm, gather(sendbuf, sendcount, sendtype, recvbuf,
 				 recvcount, recvtype, root, comm, c),
 		    "MPI_Gather");
 }
@@ -360,17 +356,17 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		 MPI_Comm comm)
 {
 	struct mpi_comm *c;
-	int i, ret = check_comm(comm, "MPI_Scatter", &c);
+	int i, ret = mpi_coll_comm(comm, "MPI_Scatter", &c);
 
 	if (!ret)
-		ret = check_root(comm, c, root, "MPI_Scatter");
+		ret = mpi_coll_root(comm, c, root, "MPI_Scatter");
 	if (ret)
 		return ret;
 	if (c->rank == root)
-		ret = check_buf(comm, sendbuf, sendcount, sendtype,
+		ret = mpi_coll_buf(comm, sendbuf, sendcount, sendtype,
 				"MPI_Scatter", "send buffer");
 	if (!ret && recvbuf != MPI_IN_PLACE)
-		ret = check_buf(comm, recvbuf, recvcount, recvtype,
+		ret = mpi_coll_buf(comm, recvbuf, recvcount, recvtype,
 				"MPI_Scatter", "receive buffer");
 	if (ret)
 		return ret;
@@ -378,18 +374,18 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		return mpi_error(comm, MPI_ERR_BUFFER, "MPI_Scatter",
 				 "MPI_IN_PLACE is for the root only");
 	if (c->rank != root)
-		return done(comm, crecv(recvbuf, recvcount, recvtype, root,
+		return mpi_coll_done(comm, mpi_crecv(recvbuf, recvcount, recvtype, root,
 					comm), "MPI_Scatter");
 	for (i = 0; i < c->size && !ret; i++) {
-		const void *s = slot((void *)sendbuf, i, sendcount, sendtype);
+		const void *s = mpi_slot((void *)sendbuf, i, sendcount, sendtype);
 
 		if (i != root)
-			ret = csend(s, sendcount, sendtype, i, comm);
+			ret = mpi_csend(s, sendcount, sendtype, i, comm);
 		else if (recvbuf != MPI_IN_PLACE)
-			ret = local_copy(s, sendcount, sendtype, recvbuf,
+			ret = mpi_local_copy(s, sendcount, sendtype, recvbuf,
 					 recvcount, recvtype);
 	}
-	return done(comm, ret, "MPI_Scatter");
+	return mpi_coll_done(comm, ret, "MPI_Scatter");
 }
 
 PERCS_MPI_ALIAS(Allgather)
@@ -398,7 +394,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		   MPI_Comm comm)
 {
 	struct mpi_comm *c;
-	int ret = check_comm(comm, "MPI_Allgather", &c);
+	int ret = mpi_coll_comm(comm, "MPI_Allgather", &c);
 
 	if (!ret)
 		ret = gather_checks(c, comm, sendbuf, sendcount, sendtype,
@@ -408,15 +404,15 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		return ret;
 	if (sendbuf == MPI_IN_PLACE) {
 		/* Every rank's piece is already in its slot. */
-		sendbuf = slot(recvbuf, c->rank, recvcount, recvtype);
+		sendbuf = mpi_slot(recvbuf, c->rank, recvcount, recvtype);
 		sendcount = recvcount;
 		sendtype = recvtype;
 	}
 	ret = gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
 		     recvtype, 0, comm, c);
 	if (!ret)
-		ret = bcast(recvbuf, recvcount * c->size, recvtype, 0, comm, c);
-	return done(comm, ret, "MPI_Allgather");
+		ret = mpi_bcast(recvbuf, recvcount * c->size, recvtype, 0, comm, c);
+	return mpi_coll_done(comm, ret, "MPI_Allgather");
 }
 
 PERCS_MPI_ALIAS(Alltoall)
@@ -427,7 +423,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	struct mpi_comm *c;
 	struct mpi_req **q;
 	void *copy = NULL;
-	int i, n, ret = check_comm(comm, "MPI_Alltoall", &c), ret2;
+	int i, n, ret = mpi_coll_comm(comm, "MPI_Alltoall", &c), ret2;
 
 	if (!ret)
 		ret = gather_checks(c, comm, sendbuf, sendcount, sendtype,
@@ -457,18 +453,18 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	for (i = 0; i < n && !ret; i++) {
 		if (i == c->rank)
 			continue;
-		ret = mpi_irecv(slot(recvbuf, i, recvcount, recvtype),
-				recvcount, recvtype, i, COLL_TAG, comm, true,
+		ret = mpi_irecv(mpi_slot(recvbuf, i, recvcount, recvtype),
+				recvcount, recvtype, i, MPI_COLL_TAG, comm, true,
 				&q[2 * i]);
 		if (!ret)
-			ret = mpi_isend(slot((void *)sendbuf, i, sendcount,
+			ret = mpi_isend(mpi_slot((void *)sendbuf, i, sendcount,
 					     sendtype), sendcount, sendtype, i,
-					COLL_TAG, comm, true, 0, &q[2 * i + 1]);
+					MPI_COLL_TAG, comm, true, 0, &q[2 * i + 1]);
 	}
 	if (!ret)
-		ret = local_copy(slot((void *)sendbuf, c->rank, sendcount,
+		ret = mpi_local_copy(mpi_slot((void *)sendbuf, c->rank, sendcount,
 				      sendtype), sendcount, sendtype,
-				 slot(recvbuf, c->rank, recvcount, recvtype),
+				 mpi_slot(recvbuf, c->rank, recvcount, recvtype),
 				 recvcount, recvtype);
 	for (i = 0; i < 2 * n; i++) {
 		if (!q[i])
@@ -480,5 +476,5 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	}
 	free(q);
 	free(copy);
-	return done(comm, ret, "MPI_Alltoall");
+	return mpi_coll_done(comm, ret, "MPI_Alltoall");
 }

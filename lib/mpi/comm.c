@@ -232,6 +232,35 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 	return MPI_SUCCESS;
 }
 
+int mpi_comm_create_from(MPI_Comm comm, const int *world, int n,
+			 MPI_Comm *newcomm, const char *fn)
+{
+	int me = -1, i, ret, *w;
+	MPI_Errhandler eh = mpi_comm(comm)->eh;
+	uint32_t ctx;
+
+	/* Collective over @comm, members of the group or not. */
+	ret = new_ctx(comm, &ctx);
+	if (ret)
+		return ret;
+	*newcomm = MPI_COMM_NULL;
+	for (i = 0; i < n; i++)
+		if (world[i] == (int)percs_msg_rank(mpi_g.m))
+			me = i;
+	if (me < 0)
+		return MPI_SUCCESS;
+	w = malloc(sizeof(int) * n);
+	if (!w)
+		return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	memcpy(w, world, sizeof(int) * n);
+	ret = comm_new(n, me, w, ctx, eh, newcomm);
+	if (ret) {
+		free(w);
+		return mpi_error(comm, ret, fn, "out of memory");
+	}
+	return MPI_SUCCESS;
+}
+
 PERCS_MPI_ALIAS(Comm_free)
 int PMPI_Comm_free(MPI_Comm *comm)
 {

@@ -60,6 +60,7 @@ struct mpi_type *mpi_type(MPI_Datatype t)
 				.used = true, .committed = true, .basic = t,
 				.size = basic_size[t],
 				.extent = (MPI_Aint)basic_size[t],
+				.align = basic_size[t],
 				.nblocks = 1, .blocks = &basic_block[t],
 			};
 		}
@@ -225,6 +226,7 @@ static int type_build(int count, int blocklen, MPI_Aint stride_bytes,
 				 "out of memory");
 	}
 	t->used = true;
+	t->align = copy.align;
 	t->basic = copy.basic;
 	t->size = (size_t)count * blocklen * copy.size;
 	t->blocks = blocks;
@@ -263,6 +265,102 @@ int PMPI_Type_vector(int count, int blocklength, int stride,
 				 "no such datatype %d", oldtype);
 	return type_build(count, blocklength, (MPI_Aint)stride * old->extent,
 			  oldtype, newtype, "MPI_Type_vector");
+}
+
+/* Appends @t's blocks at @base to @blocks[*n], merging touching ones. */
+static void blocks_add(struct mpi_block *blocks, size_t *n,
+		       const struct mpi_type *t, MPI_Aint base)
+{
+	size_t b;
+
+	for (b = 0; b < t->nblocks; b++) {
+		MPI_Aint off = base + t->blocks[b].off;
+
+		if (*n && blocks[*n - 1].off + (MPI_Aint)blocks[*n - 1].len == off) {
+			blocks[*n - 1].len += t->blocks[b].len;
+			continue;
+		}
+		blocks[(*n)++] = (struct mpi_block){ off, t->blocks[b].len };
+	}
+}
+
+PERCS_MPI_ALIAS(Type_create_struct)
+int PMPI_Type_create_struct(int count, const int blocklengths[],
+			    const MPI_Aint displacements[],
+			    const MPI_Datatype types[], MPI_Datatype *newtype)
+{
+	static const char fn[] = "MPI_Type_create_struct";
+	MPI_Aint lb = 0, ub = 0;
+	size_t nb = 0, n = 0, size = 0, align = 1;
+	struct mpi_block *blocks;
+	MPI_Datatype basic = MPI_DATATYPE_NULL, h;
+	struct mpi_type *t;
+	bool first = true, mixed = false;
+	int i, j;
+
+	MPI_NEED_INIT(fn);
+	if (count < 0)
+		return mpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, fn,
+				 "negative count %d", count);
+	if (count && (!blocklengths || !displacements || !types))
+		return mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
+				 "NULL array");
+	if (!newtype)
+		return mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL newtype");
+	for (i = 0; i < count; i++) {
+		t = mpi_type(types[i]);
+		if (!t)
+			return mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, fn,
+					 "member %d: no such datatype %d", i,
+					 types[i]);
+		if (blocklengths[i] < 0)
+			return mpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, fn,
+					 "member %d: negative block length %d",
+					 i, blocklengths[i]);
+		nb += (size_t)blocklengths[i] * t->nblocks;
+	}
+	blocks = malloc(sizeof(*blocks) * (nb + 1));
+	if (!blocks)
+		return mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn,
+				 "out of memory");
+	for (i = 0; i < count; i++) {
+		MPI_Aint lo, hi;
+
+		t = mpi_type(types[i]);
+		if (!blocklengths[i])
+			continue;
+		for (j = 0; j < blocklengths[i]; j++)
+			blocks_add(blocks, &n, t, displacements[i] +
+				   (MPI_Aint)j * t->extent);
+		lo = displacements[i] + t->lb;
+		hi = lo + (MPI_Aint)blocklengths[i] * t->extent;
+		lb = first || lo < lb ? lo : lb;
+		ub = first || hi > ub ? hi : ub;
+		size += (size_t)blocklengths[i] * t->size;
+		align = t->align > align ? t->align : align;
+		if (first)
+			basic = t->basic;
+		else if (basic != t->basic)
+			mixed = true;
+		first = false;
+	}
+	if (type_new(&h, &t)) {
+		free(blocks);
+		return mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn,
+				 "out of memory");
+	}
+	t->used = true;
+	t->basic = mixed ? MPI_DATATYPE_NULL : basic;
+	t->size = size;
+	t->blocks = blocks;
+	t->nblocks = n;
+	t->lb = lb;
+	t->align = align;
+	/* Padded like a C struct: the extent is a multiple of the alignment. */
+	t->extent = (ub - lb + (MPI_Aint)align - 1) / (MPI_Aint)align *
+		    (MPI_Aint)align;
+	*newtype = h;
+	return MPI_SUCCESS;
 }
 
 PERCS_MPI_ALIAS(Type_commit)

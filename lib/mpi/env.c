@@ -98,6 +98,8 @@ int PMPI_Finalize(void)
 	mpi_g.job = NULL;
 	mpi_g.m = NULL;
 	mpi_comm_fini();
+	mpi_group_fini();
+	mpi_op_fini();
 	mpi_type_fini();
 	mpi_g.finalized = 1;
 	if (ret)

@@ -40,6 +40,8 @@ static const char *const class_names[MPI_ERR_LASTCODE] = {
 
 int mpi_errno_to_class(int err)
 {
+	if (err)
+		mpi_g.last_errno = err;
 	switch (err) {
 	case 0:
 		return MPI_SUCCESS;
@@ -52,6 +54,15 @@ int mpi_errno_to_class(int err)
 	default:
 		return MPI_ERR_OTHER;
 	}
+}
+
+const char *mpi_why(void)
+{
+	static char why[96];
+
+	snprintf(why, sizeof(why), "the messaging layer failed: %s",
+		 mpi_g.last_errno ? strerror(-mpi_g.last_errno) : "unknown");
+	return why;
 }
 
 static void fatal_exit(int code)

@@ -9,7 +9,8 @@
 # installed as a system-wide mpi.h.  Static libraries: a program links
 # only the calls it uses, and a call outside the subset fails to link.
 
-MPI_SRCS := env.c errors.c comm.c datatype.c op.c request.c p2p.c coll.c
+MPI_SRCS := env.c errors.c comm.c group.c datatype.c op.c request.c p2p.c coll.c \
+	coll_v.c
 MPI_HDRS := $(SRC)/include/mpi/mpi.h $(SRC)/lib/mpi/mpi_internal.h $(MSG_HDRS)
 MPI_CFLAGS := $(CFLAGS_COMMON) -I$(SRC)/include/mpi -I$(SRC)/lib/msg
 MPI_OBJS := $(MPI_SRCS:%.c=$(BUILD)/lib/mpi/obj/%.o)

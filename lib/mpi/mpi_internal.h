@@ -33,6 +33,8 @@ struct mpi_block {
  * @size: data bytes of one element
  * @lb: lower bound
  * @extent: bytes from one element to the next
+ * @align: alignment of its strictest member (a struct's extent is
+ *	rounded up to it, as C pads a struct)
  * @nblocks: entries of @blocks
  * @blocks: the data of one element, relative to its start
  */
@@ -43,6 +45,7 @@ struct mpi_type {
 	size_t size;
 	MPI_Aint lb;
 	MPI_Aint extent;
+	size_t align;
 	size_t nblocks;
 	struct mpi_block *blocks;
 };
@@ -93,6 +96,7 @@ struct mpi_state {
 	struct percs_msg_job *job;
 	struct percs_msg *m;
 	uint32_t next_ctx;
+	int last_errno;
 };
 
 extern struct mpi_state mpi_g;
@@ -100,7 +104,10 @@ extern struct mpi_state mpi_g;
 /* errors.c */
 int mpi_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The class of a -errno of the messaging layer (remembered for mpi_why()). */
 int mpi_errno_to_class(int err);
+/* "the messaging layer failed: " and the last -errno's text. */
+const char *mpi_why(void);
 /* Returns from the calling MPI function unless MPI is initialized. */
 #define MPI_NEED_INIT(fn) do {						\
 	if (!mpi_g.initialized || mpi_g.finalized)			\
@@ -110,7 +117,12 @@ int mpi_errno_to_class(int err);
 				 "before");				\
 } while (0)
 
+/* group.c */
+void mpi_group_fini(void);
+
 /* comm.c */
+int mpi_comm_create_from(MPI_Comm comm, const int *world, int n,
+			 MPI_Comm *newcomm, const char *fn);
 struct mpi_comm *mpi_comm(MPI_Comm c);
 int mpi_comm_init(void);
 void mpi_comm_fini(void);
@@ -129,9 +141,12 @@ int mpi_check_data(const void *buf, int count, MPI_Datatype type,
 		   const char **why);
 
 /* op.c */
-int mpi_op_apply(MPI_Op op, MPI_Datatype basic, void *inout, const void *in,
-		 size_t n);
-bool mpi_op_valid(MPI_Op op);
+/* MPI_SUCCESS, MPI_ERR_OP (no such op) or MPI_ERR_TYPE (not on that type). */
+int mpi_op_check(MPI_Op op, MPI_Datatype type);
+/* @acc = @acc op @in, @count packed elements of @type (@in is clobbered). */
+int mpi_op_combine(MPI_Op op, MPI_Datatype type, int count, void *acc,
+		   void *in);
+void mpi_op_fini(void);
 
 /* request.c */
 MPI_Request mpi_req_handle(struct mpi_req *q);
@@ -151,5 +166,33 @@ int mpi_wait(struct mpi_req *q, MPI_Status *st);
 int mpi_check_p2p(MPI_Comm comm, const void *buf, int count,
 		  MPI_Datatype type, int peer, bool recv, int tag,
 		  const char *fn);
+
+/*
+ * coll.c: what the collectives share.  One tag does for all of them:
+ * blocking collectives are called in the same order everywhere and two
+ * ranks' messages on one context never overtake each other.
+ */
+#define MPI_COLL_TAG	0
+int mpi_csend(const void *buf, int count, MPI_Datatype t, int dst,
+	      MPI_Comm comm);
+int mpi_crecv(void *buf, int count, MPI_Datatype t, int src, MPI_Comm comm);
+int mpi_local_copy(const void *sbuf, int scount, MPI_Datatype stype,
+		   void *rbuf, int rcount, MPI_Datatype rtype);
+void *mpi_slot(void *buf, int i, int count, MPI_Datatype type);
+/* The argument checks: MPI_SUCCESS, or the handler's answer. */
+int mpi_coll_comm(MPI_Comm comm, const char *fn, struct mpi_comm **c);
+int mpi_coll_buf(MPI_Comm comm, const void *buf, int count,
+		 MPI_Datatype type, const char *fn, const char *which);
+int mpi_coll_root(MPI_Comm comm, const struct mpi_comm *c, int root,
+		  const char *fn);
+int mpi_coll_op(MPI_Comm comm, MPI_Op op, MPI_Datatype type, const char *fn);
+/* The algorithms, arguments checked: MPI_SUCCESS or an MPI class. */
+int mpi_bcast(void *buf, int count, MPI_Datatype type, int root,
+	      MPI_Comm comm, const struct mpi_comm *c);
+int mpi_reduce(const void *sendbuf, void *recvbuf, int count,
+	       MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+	       const struct mpi_comm *c);
+/* Reports @ret (an MPI class from the transfers) through the handler. */
+int mpi_coll_done(MPI_Comm comm, int ret, const char *fn);
 
 #endif /* LIBPERCS_MPI_INTERNAL_H */

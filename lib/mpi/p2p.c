@@ -164,7 +164,7 @@ static int blocking(MPI_Comm comm, int ret, struct mpi_req *q,
 		return mpi_error(comm, ret, fn, "%s",
 				 ret == MPI_ERR_TRUNCATE ?
 				 "the message is longer than the receive buffer" :
-				 "the transfer failed");
+				 mpi_why());
 	return MPI_SUCCESS;
 }
 
@@ -311,7 +311,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		return mpi_error(comm, ret ? ret : ret2, "MPI_Sendrecv", "%s",
 				 ret2 == MPI_ERR_TRUNCATE ?
 				 "the message is longer than the receive buffer" :
-				 "the transfer failed");
+				 mpi_why());
 	return MPI_SUCCESS;
 }
 
@@ -385,7 +385,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
 			       c->ctx * 2, &ms);
 	if (ret < 0)
 		return mpi_error(comm, mpi_errno_to_class(ret), "MPI_Iprobe",
-				 "the messaging layer failed");
+				 "%s", mpi_why());
 	*flag = ret;
 	if (ret)
 		probe_status(comm, &ms, status);

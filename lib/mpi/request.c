@@ -76,7 +76,7 @@ int mpi_req_test(struct mpi_req *q)
 		q->st.percs_cancelled = ms.error == -ECANCELED;
 		q->st.MPI_ERROR = ms.error == -EMSGSIZE ? MPI_ERR_TRUNCATE :
 				  ms.error && ms.error != -ECANCELED ?
-				  MPI_ERR_OTHER : MPI_SUCCESS;
+				  mpi_errno_to_class(ms.error) : MPI_SUCCESS;
 		if (q->st.percs_cancelled) {
 			q->st.MPI_SOURCE = MPI_ANY_SOURCE;
 			q->st.MPI_TAG = MPI_ANY_TAG;
@@ -143,7 +143,7 @@ static int req_error(struct mpi_req *q, const char *fn)
 	return mpi_error(q->comm, q->st.MPI_ERROR, fn, "%s",
 			 q->st.MPI_ERROR == MPI_ERR_TRUNCATE ?
 			 "the message is longer than the receive buffer" :
-			 "the transfer failed");
+			 mpi_why());
 }
 
 PERCS_MPI_ALIAS(Wait)
@@ -168,7 +168,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 		percs_msg_idle(mpi_g.m);
 	if (ret != 1)
 		return mpi_error(q->comm, ret, "MPI_Wait",
-				 "the messaging layer failed");
+				 "%s", mpi_why());
 	mpi_status_set(status, &q->st);
 	ret = req_error(q, "MPI_Wait");
 	mpi_req_release(request);
@@ -201,7 +201,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	}
 	if (ret != 1)
 		return mpi_error(q->comm, ret, "MPI_Test",
-				 "the messaging layer failed");
+				 "%s", mpi_why());
 	mpi_status_set(status, &q->st);
 	ret = req_error(q, "MPI_Test");
 	mpi_req_release(request);
@@ -263,7 +263,7 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses)
 		percs_msg_idle(mpi_g.m);
 	if (ret < 0)
 		return mpi_error(MPI_COMM_NULL, -ret, "MPI_Waitall",
-				 "the messaging layer failed");
+				 "%s", mpi_why());
 	ret = harvest_all(count, requests, statuses);
 	if (ret)
 		return mpi_error(MPI_COMM_NULL,
@@ -289,7 +289,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag,
 	ret = sweep(count, requests);
 	if (ret < 0)
 		return mpi_error(MPI_COMM_NULL, -ret, "MPI_Testall",
-				 "the messaging layer failed");
+				 "%s", mpi_why());
 	*flag = ret == count;
 	if (!*flag)
 		return MPI_SUCCESS;
@@ -352,7 +352,7 @@ int PMPI_Waitany(int count, MPI_Request requests[], int *index,
 		percs_msg_idle(mpi_g.m);
 	if (i < -1)
 		return mpi_error(MPI_COMM_NULL, -2 - i, "MPI_Waitany",
-				 "the messaging layer failed");
+				 "%s", mpi_why());
 	if (i == -1) {
 		*index = MPI_UNDEFINED;
 		status_empty(status);
@@ -378,7 +378,7 @@ int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
 	i = any_pass(count, requests, &active);
 	if (i < -1)
 		return mpi_error(MPI_COMM_NULL, -2 - i, "MPI_Testany",
-				 "the messaging layer failed");
+				 "%s", mpi_why());
 	*index = MPI_UNDEFINED;
 	if (i == -1) {
 		*flag = !active;
@@ -416,7 +416,7 @@ int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount,
 			ret = mpi_req_test(q);
 			if (ret != 0 && ret != 1)
 				return mpi_error(q->comm, ret, "MPI_Waitsome",
-						 "the messaging layer failed");
+						 "%s", mpi_why());
 			if (!ret)
 				continue;
 			if (statuses != MPI_STATUSES_IGNORE)

@@ -2,7 +2,8 @@
 /*
  * coll: every collective against a reference computed locally, on
  * MPI_COMM_WORLD with every root, in place where MPI allows it, and on
- * the row and column communicators of a split (and a dup).
+ * the row and column communicators of a split, a dup and a communicator
+ * made from a group; a non-commutative operation of the program's own.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,142 @@
 static int val(int rank, int i)
 {
 	return rank * 1000 + i * 3 - 50;
+}
+
+/* 2x2 matrices mod 2^32: associative, not commutative. */
+static void matmul(void *invec, void *inoutvec, int *len, MPI_Datatype *type)
+{
+	unsigned int *a = invec, *b = inoutvec, r[4];
+
+	(void)type;
+	for (int k = 0; k < *len; k++, a += 4, b += 4) {
+		r[0] = a[0] * b[0] + a[1] * b[2];
+		r[1] = a[0] * b[1] + a[1] * b[3];
+		r[2] = a[2] * b[0] + a[3] * b[2];
+		r[3] = a[2] * b[1] + a[3] * b[3];
+		for (int i = 0; i < 4; i++)
+			b[i] = r[i];
+	}
+}
+
+static void mat_of(int rank, unsigned int m[4])
+{
+	m[0] = rank + 1;
+	m[1] = 2;
+	m[2] = rank * 3;
+	m[3] = 1;
+}
+
+static void check_v_and_scans(MPI_Comm comm, const char *name, int rank, int size)
+{
+	int *counts = malloc(sizeof(int) * size), *displs = malloc(sizeof(int) * size);
+	int total = 0, r, i, root, mine = rank + 1;
+	int *buf, *got, x, pre;
+	unsigned int m[4], want[4], tmp[4];
+	MPI_Datatype mat;
+	MPI_Op op;
+
+	CHECK(counts && displs, "out of memory");
+	/* Rank r contributes r + 1 ints, placed in reverse rank order. */
+	for (r = size - 1; r >= 0; r--) {
+		counts[r] = r + 1;
+		displs[r] = total;
+		total += r + 1;
+	}
+	buf = malloc(sizeof(int) * total);
+	got = malloc(sizeof(int) * (mine > total ? mine : total));
+	CHECK(buf && got, "out of memory");
+	for (root = 0; root < size; root++) {
+		for (i = 0; i < mine; i++)
+			got[i] = rank * 100 + i;
+		memset(buf, 0xff, sizeof(int) * total);
+		CHECK_MPI(MPI_Gatherv(got, mine, MPI_INT, buf, counts, displs, MPI_INT,
+				      root, comm));
+		if (rank == root)
+			for (r = 0; r < size; r++)
+				for (i = 0; i < counts[r]; i++)
+					CHECK(buf[displs[r] + i] == r * 100 + i,
+					      "%s gatherv root %d", name, root);
+		for (r = 0; r < size; r++)
+			for (i = 0; i < counts[r]; i++)
+				buf[displs[r] + i] = r * 7 + i + root;
+		memset(got, 0, sizeof(int) * mine);
+		CHECK_MPI(MPI_Scatterv(buf, counts, displs, MPI_INT, got, mine, MPI_INT,
+				       root, comm));
+		for (i = 0; i < mine; i++)
+			CHECK(got[i] == rank * 7 + i + root, "%s scatterv root %d", name, root);
+	}
+	for (i = 0; i < mine; i++)
+		got[i] = rank * 100 + i;
+	memset(buf, 0, sizeof(int) * total);
+	CHECK_MPI(MPI_Allgatherv(got, mine, MPI_INT, buf, counts, displs, MPI_INT, comm));
+	for (r = 0; r < size; r++)
+		for (i = 0; i < counts[r]; i++)
+			CHECK(buf[displs[r] + i] == r * 100 + i, "%s allgatherv", name);
+
+	/* Alltoallv: rank r sends j + 1 ints to rank j, value r * 1000 + j. */
+	{
+		int *sc = malloc(sizeof(int) * size), *sd = malloc(sizeof(int) * size);
+		int *rc = malloc(sizeof(int) * size), *rd = malloc(sizeof(int) * size);
+		int *sb, *rb, so = 0, ro = 0;
+
+		CHECK(sc && sd && rc && rd, "out of memory");
+		for (r = 0; r < size; r++) {
+			sc[r] = r + 1;
+			sd[r] = so;
+			so += r + 1;
+			rc[r] = rank + 1;
+			rd[r] = ro;
+			ro += rank + 1;
+		}
+		sb = malloc(sizeof(int) * so);
+		rb = malloc(sizeof(int) * ro);
+		CHECK(sb && rb, "out of memory");
+		for (r = 0; r < size; r++)
+			for (i = 0; i < sc[r]; i++)
+				sb[sd[r] + i] = rank * 1000 + r;
+		CHECK_MPI(MPI_Alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, comm));
+		for (r = 0; r < size; r++)
+			for (i = 0; i < rc[r]; i++)
+				CHECK(rb[rd[r] + i] == r * 1000 + rank, "%s alltoallv", name);
+		free(sb); free(rb); free(sc); free(sd); free(rc); free(rd);
+	}
+
+	/* Scan and Exscan (sum of ranks + 1) */
+	CHECK_MPI(MPI_Scan(&mine, &x, 1, MPI_INT, MPI_SUM, comm));
+	CHECK(x == (rank + 1) * (rank + 2) / 2, "%s scan %d", name, x);
+	pre = -12345;
+	CHECK_MPI(MPI_Exscan(&mine, &pre, 1, MPI_INT, MPI_SUM, comm));
+	CHECK(rank == 0 || pre == rank * (rank + 1) / 2, "%s exscan %d", name, pre);
+
+	/* Reduce_scatter_block: block r of the sum goes to rank r. */
+	for (i = 0; i < size; i++)
+		buf[i] = rank + i * 10;
+	CHECK_MPI(MPI_Reduce_scatter_block(buf, &x, 1, MPI_INT, MPI_SUM, comm));
+	CHECK(x == size * (size - 1) / 2 + rank * 10 * size, "%s reduce_scatter_block %d",
+	      name, x);
+
+	/* A non-commutative op: the product M0 x M1 x ... in rank order. */
+	CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &mat));
+	CHECK_MPI(MPI_Type_commit(&mat));
+	CHECK_MPI(MPI_Op_create(matmul, 0, &op));
+	mat_of(0, want);
+	for (r = 1; r < size; r++) {
+		int len = 1;
+
+		mat_of(r, tmp);
+		matmul(want, tmp, &len, &mat);
+		memcpy(want, tmp, sizeof(want));
+	}
+	mat_of(rank, m);
+	CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, m, 1, mat, op, comm));
+	CHECK(!memcmp(m, want, sizeof(m)), "%s user op allreduce", name);
+	CHECK_MPI(MPI_Op_free(&op));
+	CHECK_MPI(MPI_Type_free(&mat));
+	free(buf);
+	free(got);
+	free(counts);
+	free(displs);
 }
 
 static void check_comm(MPI_Comm comm, const char *name)
@@ -93,6 +230,7 @@ static void check_comm(MPI_Comm comm, const char *name)
 	for (r = 0; r < size; r++)
 		for (i = 0; i < COUNT; i++)
 			CHECK(all[r * COUNT + i] == r * 100 + rank, "%s alltoall", name);
+	check_v_and_scans(comm, name, rank, size);
 	free(in);
 	free(out);
 	free(all);
@@ -128,6 +266,39 @@ int main(int argc, char **argv)
 	check_comm(col, "col");
 	CHECK_MPI(MPI_Comm_free(&row));
 	CHECK_MPI(MPI_Comm_free(&col));
+
+	/* The even ranks, highest first, through a group. */
+	{
+		MPI_Group world, evens, odds;
+		MPI_Comm ec;
+		int n = (size + 1) / 2, *ranks = malloc(sizeof(int) * n), i, gr, t[2], t2[2];
+
+		CHECK(ranks, "out of memory");
+		for (i = 0; i < n; i++)
+			ranks[i] = (n - 1 - i) * 2;
+		CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &world));
+		CHECK_MPI(MPI_Group_incl(world, n, ranks, &evens));
+		CHECK_MPI(MPI_Group_excl(world, n, ranks, &odds));
+		CHECK_MPI(MPI_Group_size(odds, &gr));
+		CHECK(gr == size - n, "odd group size %d", gr);
+		CHECK_MPI(MPI_Group_rank(evens, &gr));
+		CHECK(gr == (rank % 2 ? MPI_UNDEFINED : n - 1 - rank / 2), "group rank %d", gr);
+		t[0] = 0;
+		t[1] = 1;
+		CHECK_MPI(MPI_Group_translate_ranks(evens, size > 2 ? 2 : 1, t, world, t2));
+		CHECK(t2[0] == (n - 1) * 2 && (size <= 2 || t2[1] == (n - 2) * 2),
+		      "translate %d %d", t2[0], t2[1]);
+		CHECK_MPI(MPI_Comm_create(MPI_COMM_WORLD, evens, &ec));
+		CHECK((ec == MPI_COMM_NULL) == (rank % 2 == 1), "comm_create membership");
+		if (ec != MPI_COMM_NULL) {
+			check_comm(ec, "evens");
+			CHECK_MPI(MPI_Comm_free(&ec));
+		}
+		CHECK_MPI(MPI_Group_free(&evens));
+		CHECK_MPI(MPI_Group_free(&odds));
+		CHECK_MPI(MPI_Group_free(&world));
+		free(ranks);
+	}
 	CHECK_MPI(MPI_Comm_free(&dup));
 	CHECK(row == MPI_COMM_NULL, "freed comm not null");
 	if (rank == 0)
