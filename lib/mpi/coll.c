@@ -26,7 +26,7 @@ int mpi_csend(const void *buf, int count, MPI_Datatype t, int dst,
 	if (ret)
 		return ret;
 	ret = mpi_wait(q, MPI_STATUS_IGNORE);
-	free(q);
+	mpi_req_put(q);
 	return ret;
 }
 
@@ -39,7 +39,7 @@ int mpi_crecv(void *buf, int count, MPI_Datatype t, int src,
 	if (ret)
 		return ret;
 	ret = mpi_wait(q, MPI_STATUS_IGNORE);
-	free(q);
+	mpi_req_put(q);
 	return ret;
 }
 
@@ -126,7 +126,7 @@ int PMPI_Barrier(MPI_Comm comm)
 		ret = mpi_crecv(NULL, 0, MPI_BYTE, from, comm);
 		if (!ret)
 			ret = mpi_wait(q, MPI_STATUS_IGNORE);
-		free(q);
+		mpi_req_put(q);
 	}
 	return mpi_coll_done(comm, ret, "MPI_Barrier");
 }
@@ -472,7 +472,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		ret2 = mpi_wait(q[i], MPI_STATUS_IGNORE);
 		if (!ret)
 			ret = ret2;
-		free(q[i]);
+		mpi_req_put(q[i]);
 	}
 	free(q);
 	free(copy);

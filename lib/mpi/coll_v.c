@@ -217,7 +217,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
 		ret2 = mpi_wait(q[i], MPI_STATUS_IGNORE);
 		if (!ret)
 			ret = ret2;
-		free(q[i]);
+		mpi_req_put(q[i]);
 	}
 	free(q);
 	return mpi_coll_done(comm, ret, "MPI_Alltoallv");

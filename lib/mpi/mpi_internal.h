@@ -149,6 +149,10 @@ int mpi_op_combine(MPI_Op op, MPI_Datatype type, int count, void *acc,
 void mpi_op_fini(void);
 
 /* request.c */
+/* A zeroed request for @comm (reusing freed ones), or NULL. */
+struct mpi_req *mpi_req_new(MPI_Comm comm, bool recv);
+/* Frees @q (its packing buffer and messaging request too). */
+void mpi_req_put(struct mpi_req *q);
 MPI_Request mpi_req_handle(struct mpi_req *q);
 struct mpi_req *mpi_req(MPI_Request h);
 int mpi_req_complete(struct mpi_req *q, MPI_Status *st);

@@ -41,17 +41,6 @@ int mpi_check_p2p(MPI_Comm comm, const void *buf, int count,
 	return MPI_SUCCESS;
 }
 
-static struct mpi_req *req_new(MPI_Comm comm, bool recv)
-{
-	struct mpi_req *q = calloc(1, sizeof(*q));
-
-	if (q) {
-		q->comm = comm;
-		q->recv = recv;
-	}
-	return q;
-}
-
 static void proc_null_done(struct mpi_req *q)
 {
 	q->done = true;
@@ -65,7 +54,7 @@ int mpi_isend(const void *buf, int count, MPI_Datatype type, int dest,
 {
 	struct mpi_comm *c = mpi_comm(comm);
 	struct mpi_type *t = mpi_type(type);
-	struct mpi_req *q = req_new(comm, false);
+	struct mpi_req *q = mpi_req_new(comm, false);
 	size_t bytes = (size_t)count * t->size;
 	const void *data = buf;
 	int ret;
@@ -80,7 +69,7 @@ int mpi_isend(const void *buf, int count, MPI_Datatype type, int dest,
 	if (bytes && !mpi_type_contig(t)) {
 		q->tmp = malloc(bytes);
 		if (!q->tmp) {
-			free(q);
+			mpi_req_put(q);
 			return MPI_ERR_NO_MEM;
 		}
 		mpi_pack(t, buf, count, q->tmp);
@@ -89,8 +78,7 @@ int mpi_isend(const void *buf, int count, MPI_Datatype type, int dest,
 	ret = percs_msg_isend(mpi_g.m, data, bytes, (unsigned int)c->world[dest],
 			      tag, c->ctx * 2 + coll, flags, &q->r);
 	if (ret) {
-		free(q->tmp);
-		free(q);
+		mpi_req_put(q);
 		return mpi_errno_to_class(ret);
 	}
 	*out = q;
@@ -102,7 +90,7 @@ int mpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag,
 {
 	struct mpi_comm *c = mpi_comm(comm);
 	struct mpi_type *t = mpi_type(type);
-	struct mpi_req *q = req_new(comm, true);
+	struct mpi_req *q = mpi_req_new(comm, true);
 	size_t bytes = (size_t)count * t->size;
 	void *data = buf;
 	int ret;
@@ -117,7 +105,7 @@ int mpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag,
 	if (bytes && !mpi_type_contig(t)) {
 		q->tmp = malloc(bytes);
 		if (!q->tmp) {
-			free(q);
+			mpi_req_put(q);
 			return MPI_ERR_NO_MEM;
 		}
 		q->ubuf = buf;
@@ -129,8 +117,7 @@ int mpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag,
 			      src == MPI_ANY_SOURCE ? PERCS_MSG_ANY_SOURCE :
 			      c->world[src], tag, c->ctx * 2 + coll, &q->r);
 	if (ret) {
-		free(q->tmp);
-		free(q);
+		mpi_req_put(q);
 		return mpi_errno_to_class(ret);
 	}
 	*out = q;
@@ -146,7 +133,7 @@ static int req_out(MPI_Comm comm, int ret, struct mpi_req *q,
 	*request = mpi_req_handle(q);
 	if (*request == MPI_REQUEST_NULL) {
 		mpi_wait(q, MPI_STATUS_IGNORE);
-		free(q);
+		mpi_req_put(q);
 		return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
 	}
 	return MPI_SUCCESS;
@@ -159,7 +146,7 @@ static int blocking(MPI_Comm comm, int ret, struct mpi_req *q,
 	if (ret)
 		return mpi_error(comm, ret, fn, "cannot start the transfer");
 	ret = mpi_wait(q, status);
-	free(q);
+	mpi_req_put(q);
 	if (ret)
 		return mpi_error(comm, ret, fn, "%s",
 				 ret == MPI_ERR_TRUNCATE ?
@@ -299,14 +286,14 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	if (ret) {
 		percs_msg_cancel(r->r);
 		mpi_wait(r, MPI_STATUS_IGNORE);
-		free(r);
+		mpi_req_put(r);
 		return mpi_error(comm, ret, "MPI_Sendrecv",
 				 "cannot start the send");
 	}
 	ret = mpi_wait(s, MPI_STATUS_IGNORE);
 	ret2 = mpi_wait(r, status);
-	free(s);
-	free(r);
+	mpi_req_put(s);
+	mpi_req_put(r);
 	if (ret || ret2)
 		return mpi_error(comm, ret ? ret : ret2, "MPI_Sendrecv", "%s",
 				 ret2 == MPI_ERR_TRUNCATE ?

@@ -12,6 +12,36 @@
 static struct mpi_req **reqs;
 static int nr_reqs;
 
+/* Freed requests kept for reuse: no malloc per message. */
+#define REQ_CACHE	64
+static struct mpi_req *req_cache[REQ_CACHE];
+static int nr_cached;
+
+struct mpi_req *mpi_req_new(MPI_Comm comm, bool recv)
+{
+	struct mpi_req *q = nr_cached ? req_cache[--nr_cached] :
+			    malloc(sizeof(*q));
+
+	if (q) {
+		memset(q, 0, sizeof(*q));
+		q->comm = comm;
+		q->recv = recv;
+	}
+	return q;
+}
+
+void mpi_req_put(struct mpi_req *q)
+{
+	if (!q)
+		return;
+	free(q->tmp);
+	percs_msg_req_free(q->r);
+	if (nr_cached < REQ_CACHE)
+		req_cache[nr_cached++] = q;
+	else
+		free(q);
+}
+
 MPI_Request mpi_req_handle(struct mpi_req *q)
 {
 	int i;
@@ -110,9 +140,7 @@ void mpi_req_release(MPI_Request *h)
 
 	if (q) {
 		reqs[*h - 1] = NULL;
-		free(q->tmp);
-		percs_msg_req_free(q->r);
-		free(q);
+		mpi_req_put(q);
 	}
 	*h = MPI_REQUEST_NULL;
 }

@@ -131,6 +131,12 @@ int percs_msg_close(struct percs_msg *m)
 			free(m->peers[i]);
 		}
 	}
+	while (m->free_reqs) {
+		struct percs_msg_req *r = m->free_reqs;
+
+		m->free_reqs = (struct percs_msg_req *)r->link.next;
+		free(r);
+	}
 	free(m->peers);
 	free(m->addrs);
 	free(m);
@@ -173,13 +179,36 @@ struct pm_peer *pm_peer(struct percs_msg *m, unsigned int rank)
 	return p;
 }
 
+struct percs_msg_req *pm_req_get(struct percs_msg *m)
+{
+	struct percs_msg_req *r = m->free_reqs;
+
+	if (!r)
+		return calloc(1, sizeof(*r));
+	m->free_reqs = (struct percs_msg_req *)r->link.next;
+	m->nr_free_reqs--;
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+void pm_req_put(struct percs_msg *m, struct percs_msg_req *r)
+{
+	if (m->nr_free_reqs >= PM_REQ_CACHE) {
+		free(r);
+		return;
+	}
+	r->link.next = (struct pm_link *)m->free_reqs;
+	m->free_reqs = r;
+	m->nr_free_reqs++;
+}
+
 void pm_req_done(struct percs_msg_req *r)
 {
 	r->state = PM_ST_DONE;
 	r->m->pending--;
 	if (r->freed) {
 		r->m->orphans--;
-		free(r);
+		pm_req_put(r->m, r);
 	}
 }
 
@@ -272,7 +301,7 @@ void percs_msg_req_free(struct percs_msg_req *r)
 	if (!r)
 		return;
 	if (r->state == PM_ST_DONE) {
-		free(r);
+		pm_req_put(r->m, r);
 	} else if (!r->freed) {
 		r->freed = true;
 		r->m->orphans++;

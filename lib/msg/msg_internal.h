@@ -62,6 +62,8 @@ struct pm_rts {
 #define PM_YIELD_NS	5000000
 /* How long closing waits for freed requests and queued packets to finish. */
 #define PM_CLOSE_NS	30000000000ULL
+/* Freed requests an endpoint keeps for reuse (no malloc per message). */
+#define PM_REQ_CACHE	64
 /* RDMA reads in flight per endpoint (they need CQ entries). */
 #define PM_MAX_READS	64
 
@@ -205,6 +207,8 @@ struct pm_backlog {
  *	it refuses while others are pending)
  * @next_id: next rendezvous cookie
  * @error: a fatal endpoint error (a completion error), 0 if none
+ * @free_reqs: freed requests kept for reuse (a list through link.next)
+ * @nr_free_reqs: their number, at most PM_REQ_CACHE
  * @idle_rounds: consecutive percs_msg_idle() calls that found nothing
  * @idle_since: when the first of them came (ns, CLOCK_MONOTONIC)
  * @cnt: counters
@@ -230,6 +234,8 @@ struct percs_msg {
 	unsigned long orphans;
 	uint64_t next_id;
 	int error;
+	struct percs_msg_req *free_reqs;
+	unsigned int nr_free_reqs;
 	unsigned int idle_rounds;
 	uint64_t idle_since;
 	struct percs_msg_counters cnt;
@@ -237,6 +243,9 @@ struct percs_msg {
 
 /* endpoint.c */
 struct pm_peer *pm_peer(struct percs_msg *m, unsigned int rank);
+/* A zeroed request (from the endpoint's cache of freed ones), or NULL. */
+struct percs_msg_req *pm_req_get(struct percs_msg *m);
+void pm_req_put(struct percs_msg *m, struct percs_msg_req *r);
 void pm_req_done(struct percs_msg_req *r);
 
 /* wire.c: sending packets (FIFO, immediate, backlog) */

@@ -358,7 +358,7 @@ int percs_msg_irecv(struct percs_msg *m, void *buf, size_t cap, int src,
 		return -EINVAL;
 	if (m->error)
 		return m->error;
-	r = calloc(1, sizeof(*r));
+	r = pm_req_get(m);
 	if (!r)
 		return -ENOMEM;
 	pm_list_init(&r->link);

@@ -16,7 +16,7 @@
 
 static struct percs_msg_req *req_new(struct percs_msg *m, int kind)
 {
-	struct percs_msg_req *r = calloc(1, sizeof(*r));
+	struct percs_msg_req *r = pm_req_get(m);
 
 	if (!r)
 		return NULL;
@@ -104,7 +104,7 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 	}
 	if (ret) {
 		m->pending--;
-		free(r);
+		pm_req_put(m, r);
 		return ret;
 	}
 	*req = r;
