@@ -26,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 n=0
 failed=0
-plan=26
+plan=27
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -157,6 +157,7 @@ bad() {
 bad "without -n" 'number of ranks is missing' "$bin/hello"
 bad "-n 0" "-n wants a number of ranks from 1 to 4096, not '0'" -n 0 "$bin/hello"
 bad "unknown placement" "unknown placement 'far'" -n 2 --placement far "$bin/hello"
+bad "unknown binding" "unknown binding 'socket'" -n 2 --bind socket "$bin/hello"
 printf '0 0\n0 7\n' >"$tmp/badmap"
 bad "map naming a missing HFI" 'no HFI 7 on hub 0' -n 2 --placement map "$tmp/badmap" "$bin/hello"
 bad "unknown option / no program" "unknown option '--frobnicate'" --frobnicate -n 2

@@ -205,20 +205,24 @@ static int isend_common(const void *buf, int count, MPI_Datatype type,
 	return req_out(comm, ret, q, request, fn);
 }
 
+/*
+ * A non-blocking send's packets wait for the next call that makes
+ * progress to be triggered: a burst of MPI_Isend costs one trigger.
+ */
 PERCS_MPI_ALIAS(Isend)
 int PMPI_Isend(const void *buf, int count, MPI_Datatype type, int dest,
 	       int tag, MPI_Comm comm, MPI_Request *request)
 {
-	return isend_common(buf, count, type, dest, tag, comm, 0, request,
-			    "MPI_Isend");
+	return isend_common(buf, count, type, dest, tag, comm,
+			    PERCS_MSG_F_MORE, request, "MPI_Isend");
 }
 
 PERCS_MPI_ALIAS(Irsend)
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype type, int dest,
 		int tag, MPI_Comm comm, MPI_Request *request)
 {
-	return isend_common(buf, count, type, dest, tag, comm, 0, request,
-			    "MPI_Irsend");
+	return isend_common(buf, count, type, dest, tag, comm,
+			    PERCS_MSG_F_MORE, request, "MPI_Irsend");
 }
 
 PERCS_MPI_ALIAS(Issend)
@@ -226,7 +230,8 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype type, int dest,
 		int tag, MPI_Comm comm, MPI_Request *request)
 {
 	return isend_common(buf, count, type, dest, tag, comm,
-			    PERCS_MSG_F_SYNC, request, "MPI_Issend");
+			    PERCS_MSG_F_SYNC | PERCS_MSG_F_MORE, request,
+			    "MPI_Issend");
 }
 
 PERCS_MPI_ALIAS(Recv)

@@ -109,14 +109,15 @@ int percs_msg_close(struct percs_msg *m)
 	 */
 	deadline = now_ns() + PM_CLOSE_NS;
 	m->idle_rounds = 0;
-	while (close_waits(m) && !m->error && now_ns() < deadline) {
+	ret = pm_trigger(m);
+	while (!ret && close_waits(m) && !m->error && now_ns() < deadline) {
 		percs_msg_progress(m);
 		if (close_waits(m))
 			percs_msg_idle(m);
 	}
-	if (m->error)
+	if (!ret && m->error)
 		ret = m->error;
-	else if (close_waits(m))
+	else if (!ret && close_waits(m))
 		ret = -ETIMEDOUT;
 	while (!pm_list_empty(&m->backlog)) {
 		struct pm_link *l = m->backlog.next;
@@ -218,7 +219,9 @@ int percs_msg_progress(struct percs_msg *m)
 
 	if (m->error)
 		return m->error;
-	ret = pm_backlog_flush(m);
+	ret = pm_trigger(m);
+	if (!ret)
+		ret = pm_backlog_flush(m);
 	if (!ret)
 		ret = pm_drain(m);
 	if (!ret)
@@ -274,6 +277,11 @@ int percs_msg_test(struct percs_msg_req *r, struct percs_msg_status *st)
 		return -EINVAL;
 	if (r->state != PM_ST_DONE) {
 		ret = percs_msg_progress(r->m);
+		if (ret)
+			return ret;
+	} else if (r->m->untriggered) {
+		/* A done eager send may still wait for its trigger. */
+		ret = pm_trigger(r->m);
 		if (ret)
 			return ret;
 	}

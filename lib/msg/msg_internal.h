@@ -202,6 +202,7 @@ struct pm_backlog {
  * @backlog: packets waiting for room in the send FIFO, in order
  * @reads: RDMA reads in flight (entries of @reading)
  * @backlog_len: entries of @backlog
+ * @untriggered: packets composed in the send FIFO and not triggered yet
  * @pending: requests not done
  * @orphans: of those, the ones their owner freed (close waits for them;
  *	it refuses while others are pending)
@@ -230,6 +231,7 @@ struct percs_msg {
 	struct pm_link backlog;
 	unsigned int reads;
 	unsigned int backlog_len;
+	unsigned int untriggered;
 	unsigned long pending;
 	unsigned long orphans;
 	uint64_t next_id;
@@ -248,10 +250,18 @@ struct percs_msg_req *pm_req_get(struct percs_msg *m);
 void pm_req_put(struct percs_msg *m, struct percs_msg_req *r);
 void pm_req_done(struct percs_msg_req *r);
 
-/* wire.c: sending packets (FIFO, immediate, backlog) */
+/*
+ * wire.c: sending packets (FIFO, immediate, backlog).  PM_POST_MORE: more
+ * packets follow, compose this one in the send FIFO and leave the trigger
+ * (a system call in kick mode) to the next pm_trigger() (progress does
+ * one), so a burst of sends costs one.
+ */
+#define PM_POST_MORE	(1U << 0)
 int pm_post(struct percs_msg *m, unsigned int dst, const struct pm_hdr *h,
-	    const void *ext, size_t ext_len, const void *data, size_t len);
+	    const void *ext, size_t ext_len, const void *data, size_t len,
+	    unsigned int flags);
 int pm_backlog_flush(struct percs_msg *m);
+int pm_trigger(struct percs_msg *m);
 
 /* recv.c: the receive side of the progress engine */
 int pm_drain(struct percs_msg *m);

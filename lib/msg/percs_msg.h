@@ -43,6 +43,14 @@ extern "C" {
 
 /* percs_msg_isend() flags */
 #define PERCS_MSG_F_SYNC	(1U << 0) /* complete only once matched */
+/*
+ * More sends follow: the message may wait in the send FIFO, untriggered,
+ * until the next call that makes progress (test, wait, probe, progress, a
+ * send without the flag), so that a burst costs one trigger (one system
+ * call in kick mode) instead of one each.  Such a message never goes as
+ * an immediate send.
+ */
+#define PERCS_MSG_F_MORE	(1U << 1)
 
 /*
  * Defaults of the tunables (see struct percs_msg_attr).  The eager default

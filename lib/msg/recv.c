@@ -38,7 +38,7 @@ void pm_give_credit(struct percs_msg *m, unsigned int src, uint64_t bytes)
 	if (p->owed < m->credit_init / 2)
 		return;
 	h.len = p->owed;
-	if (!pm_post(m, src, &h, NULL, 0, NULL, 0))
+	if (!pm_post(m, src, &h, NULL, 0, NULL, 0, 0))
 		p->owed = 0;
 }
 
@@ -250,7 +250,7 @@ static int fin_send(struct percs_msg *m, const struct percs_msg_req *r)
 		.cookie = r->rts.cookie,
 	};
 
-	return pm_post(m, r->rts.src, &h, NULL, 0, NULL, 0);
+	return pm_post(m, r->rts.src, &h, NULL, 0, NULL, 0, 0);
 }
 
 int pm_reads_start(struct percs_msg *m)

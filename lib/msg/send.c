@@ -29,7 +29,7 @@ static struct percs_msg_req *req_new(struct percs_msg *m, int kind)
 }
 
 static int send_rts(struct percs_msg *m, struct percs_msg_req *r,
-		    struct pm_peer *p, struct pm_hdr *h)
+		    struct pm_peer *p, struct pm_hdr *h, unsigned int post)
 {
 	struct pm_rts rts = { 0 };
 	int ret;
@@ -46,7 +46,8 @@ static int send_rts(struct percs_msg *m, struct percs_msg_req *r,
 	h->seq = p->send_seq;
 	r->id = m->next_id++;
 	h->cookie = r->id;
-	ret = pm_post(m, (unsigned int)r->peer, h, &rts, sizeof(rts), NULL, 0);
+	ret = pm_post(m, (unsigned int)r->peer, h, &rts, sizeof(rts), NULL, 0,
+		      post);
 	if (ret) {
 		if (r->mr)
 			percs_mr_dereg(m->w, r->mr);
@@ -64,12 +65,13 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 		    struct percs_msg_req **req)
 {
 	struct pm_hdr h = { .tag = tag, .ctx = ctx, .len = len };
+	unsigned int post = flags & PERCS_MSG_F_MORE ? PM_POST_MORE : 0;
 	struct percs_msg_req *r;
 	struct pm_peer *p;
 	int ret;
 
 	if (!m || !req || (len && !buf) || dst >= m->size || tag < 0 ||
-	    (flags & ~PERCS_MSG_F_SYNC))
+	    (flags & ~(PERCS_MSG_F_SYNC | PERCS_MSG_F_MORE)))
 		return -EINVAL;
 	if (len > PERCS_MR_MAX_LENGTH)
 		return -EMSGSIZE;
@@ -90,7 +92,7 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 	    p->credit >= PM_UNEXP_COST(len)) {
 		h.type = PM_EAGER;
 		h.seq = p->send_seq;
-		ret = pm_post(m, dst, &h, NULL, 0, buf, len);
+		ret = pm_post(m, dst, &h, NULL, 0, buf, len, post);
 		if (!ret) {
 			p->send_seq++;
 			p->credit -= PM_UNEXP_COST(len);
@@ -100,7 +102,7 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 	} else {
 		if (!(flags & PERCS_MSG_F_SYNC) && len <= m->eager_max)
 			m->cnt.no_credit++;
-		ret = send_rts(m, r, p, &h);
+		ret = send_rts(m, r, p, &h, post);
 	}
 	if (ret) {
 		m->pending--;

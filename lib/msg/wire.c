@@ -8,7 +8,8 @@
  * the packet is copied to the endpoint's backlog and sent later from the
  * progress engine, in order: a sender never blocks inside a send, so it
  * keeps draining its own receive FIFO and two ranks sending to each other
- * cannot deadlock.
+ * cannot deadlock.  A send that says more follow (PM_POST_MORE) is only
+ * composed; the next trigger publishes it with the others.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,16 +28,28 @@ static void pkt_build(unsigned char *p, const struct pm_hdr *h,
 		memcpy(p + sizeof(*h) + ext_len, data, len);
 }
 
-/* One packet of @total bytes at @pkt, now; -EAGAIN when there is no room. */
+int pm_trigger(struct percs_msg *m)
+{
+	if (!m->untriggered)
+		return 0;
+	m->untriggered = 0;
+	return percs_send_trigger(m->w);
+}
+
+/* One packet, now (or composed: @more); -EAGAIN when there is no room. */
 static int wire_send(struct percs_msg *m, unsigned int dst,
 		     const struct pm_hdr *h, const void *ext, size_t ext_len,
-		     const void *data, size_t len)
+		     const void *data, size_t len, bool more)
 {
 	size_t total = sizeof(*h) + ext_len + len;
 	void *p;
 	int ret;
 
-	if (total <= PERCS_IMM_PAYLOAD) {
+	if (!more && total <= PERCS_IMM_PAYLOAD) {
+		/* An immediate send would overtake what waits in the FIFO. */
+		ret = pm_trigger(m);
+		if (ret)
+			return ret;
 		unsigned char line[PERCS_IMM_PAYLOAD];
 
 		pkt_build(line, h, ext, ext_len, data, len);
@@ -53,6 +66,7 @@ static int wire_send(struct percs_msg *m, unsigned int dst,
 	ret = percs_send_reserve(m->w, &m->addrs[dst], total, PM_PKT_TAG, 0, &p);
 	if (ret == -EAGAIN) {
 		/* Publish what is queued and let the engine make room. */
+		m->untriggered = 0;
 		ret = percs_send_trigger(m->w);
 		if (ret)
 			return ret;
@@ -62,7 +76,8 @@ static int wire_send(struct percs_msg *m, unsigned int dst,
 	if (ret)
 		return ret;
 	pkt_build(p, h, ext, ext_len, data, len);
-	return percs_send_trigger(m->w);
+	m->untriggered++;
+	return more ? 0 : pm_trigger(m);
 }
 
 static int backlog_add(struct percs_msg *m, unsigned int dst,
@@ -84,13 +99,15 @@ static int backlog_add(struct percs_msg *m, unsigned int dst,
 }
 
 int pm_post(struct percs_msg *m, unsigned int dst, const struct pm_hdr *h,
-	    const void *ext, size_t ext_len, const void *data, size_t len)
+	    const void *ext, size_t ext_len, const void *data, size_t len,
+	    unsigned int flags)
 {
 	int ret;
 
 	/* Behind a backlog, wait in line (keeps the FIFO fair per target). */
 	if (pm_list_empty(&m->backlog)) {
-		ret = wire_send(m, dst, h, ext, ext_len, data, len);
+		ret = wire_send(m, dst, h, ext, ext_len, data, len,
+				flags & PM_POST_MORE);
 		if (ret != -EAGAIN)
 			return ret;
 	}
@@ -104,7 +121,8 @@ int pm_backlog_flush(struct percs_msg *m)
 						    struct pm_backlog, link);
 		const struct pm_hdr *h = (const void *)b->pkt;
 		int ret = wire_send(m, b->dst, h, NULL, 0,
-				    b->pkt + sizeof(*h), b->len - sizeof(*h));
+				    b->pkt + sizeof(*h), b->len - sizeof(*h),
+				    false);
 
 		if (ret == -EAGAIN)
 			return 0;

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * percs-mpi-bench: OSU micro-benchmark style point-to-point figures of
+ * the MPI layer, between ranks 0 and 1 of a percs-run job (the other
+ * ranks wait in the final barrier).
+ *
+ *   latency  ping-pong, half round trip, median over the iterations
+ *   bw       streaming: a window of 64 MPI_Isend then one reply, bytes
+ *            per second at the receiver
+ *   bibw     both directions at once
+ *
+ * Sizes 1 B .. 4 MiB (powers of two, and 0), after a warm-up of a tenth
+ * of the iterations.  One line per size and test on stdout, as JSON:
+ *   {"test":"latency","bytes":8,"value":3.35,"unit":"us"}
+ * Arguments: [--quick] (fewer iterations).  The received bytes of every
+ * latency round are checked (exit 1 and a message when wrong).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+
+#define MAX_SIZE	(4 << 20)
+#define WINDOW		64
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int iters_for(int bytes, int base)
+{
+	if (bytes >= (1 << 20))
+		return base / 20 > 2 ? base / 20 : 2;
+	if (bytes >= (64 << 10))
+		return base / 5 > 4 ? base / 5 : 4;
+	return base;
+}
+
+static void row(const char *test, int bytes, double value, const char *unit)
+{
+	printf("{\"test\":\"%s\",\"bytes\":%d,\"value\":%.3f,\"unit\":\"%s\"}\n",
+	       test, bytes, value, unit);
+	fflush(stdout);
+}
+
+static int latency(int rank, int bytes, int iters, unsigned char *buf,
+		   double *samples)
+{
+	int i, peer = !rank, warm = iters / 10 + 1;
+
+	for (i = -warm; i < iters; i++) {
+		double t = MPI_Wtime();
+
+		if (rank == 0) {
+			memset(buf, i & 0xff, bytes);
+			MPI_Send(buf, bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+			MPI_Recv(buf, bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+			for (int j = 0; j < bytes; j += 4093)
+				if (buf[j] != (unsigned char)(i & 0xff)) {
+					fprintf(stderr, "percs-mpi-bench: %d B: byte %d wrong\n",
+						bytes, j);
+					return 1;
+				}
+		} else {
+			MPI_Recv(buf, bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+			MPI_Send(buf, bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+		}
+		if (i >= 0)
+			samples[i] = (MPI_Wtime() - t) / 2;
+	}
+	qsort(samples, iters, sizeof(double), cmp_double);
+	if (rank == 0)
+		row("latency", bytes, samples[iters / 2] * 1e6, "us");
+	return 0;
+}
+
+/* Streaming, one way (@both 0) or both ways (1). */
+static void bandwidth(int rank, int bytes, int iters, unsigned char *sbuf,
+		      unsigned char *rbuf, int both)
+{
+	MPI_Request rq[2 * WINDOW];
+	int i, w, peer = !rank, ack = 0, warm = iters / 10 + 1, n;
+	double t0 = 0;
+
+	for (i = -warm; i < iters; i++) {
+		if (i == 0)
+			t0 = MPI_Wtime();
+		n = 0;
+		if (rank == 0 || both)
+			for (w = 0; w < WINDOW; w++)
+				MPI_Isend(sbuf, bytes, MPI_BYTE, peer, 2, MPI_COMM_WORLD,
+					  &rq[n++]);
+		if (rank == 1 || both)
+			for (w = 0; w < WINDOW; w++)
+				MPI_Irecv(rbuf, bytes, MPI_BYTE, peer, 2, MPI_COMM_WORLD,
+					  &rq[n++]);
+		MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
+		/* The reply closes the window. */
+		if (rank == 1)
+			MPI_Send(&ack, 1, MPI_INT, peer, 3, MPI_COMM_WORLD);
+		else
+			MPI_Recv(&ack, 1, MPI_INT, peer, 3, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+	}
+	if (rank == 0) {
+		double s = MPI_Wtime() - t0;
+
+		row(both ? "bibw" : "bw", bytes,
+		    (double)bytes * WINDOW * iters * (both ? 2 : 1) / s / 1e6, "MB/s");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int rank, size, base = 1000, bytes, bad = 0;
+	unsigned char *sbuf, *rbuf;
+	double *samples;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (argc > 1 && !strcmp(argv[1], "--quick"))
+		base = 100;
+	else if (argc > 1) {
+		if (rank == 0)
+			fprintf(stderr, "usage: percs-run -n 2 percs-mpi-bench [--quick]\n");
+		MPI_Finalize();
+		return 2;
+	}
+	if (size < 2) {
+		if (rank == 0)
+			fprintf(stderr, "percs-mpi-bench: needs 2 ranks (percs-run -n 2)\n");
+		MPI_Finalize();
+		return 2;
+	}
+	sbuf = malloc(MAX_SIZE);
+	rbuf = malloc(MAX_SIZE);
+	samples = malloc(sizeof(double) * base);
+	if (!sbuf || !rbuf || !samples) {
+		fprintf(stderr, "percs-mpi-bench: out of memory\n");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	memset(sbuf, 1, MAX_SIZE);
+	if (rank < 2) {
+		for (bytes = 0; bytes <= MAX_SIZE && !bad; bytes = bytes ? bytes * 2 : 1)
+			bad = latency(rank, bytes, iters_for(bytes, base), rbuf, samples);
+		for (bytes = 1; bytes <= MAX_SIZE && !bad; bytes *= 2)
+			bandwidth(rank, bytes, iters_for(bytes, base / 10 > 2 ? base / 10 : 2),
+				  sbuf, rbuf, 0);
+		for (bytes = 1; bytes <= MAX_SIZE && !bad; bytes *= 2)
+			bandwidth(rank, bytes, iters_for(bytes, base / 10 > 2 ? base / 10 : 2),
+				  sbuf, rbuf, 1);
+	}
+	if (bad)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_Barrier(MPI_COMM_WORLD);
+	free(sbuf);
+	free(rbuf);
+	free(samples);
+	MPI_Finalize();
+	return 0;
+}
