@@ -30,7 +30,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	ret = percs_msg_job_join(&mpi_g.job);
 	if (ret == -EINVAL)
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_OTHER, "MPI_Init",
-				 "cannot join the job: a malformed variable (PERCS_RANK, PERCS_SIZE, PERCS_HUB, PERCS_UNIT, PERCS_RUN_FD, PERCS_JOB_KEY; PERCS_MSG_EAGER at most %zu, PERCS_MSG_UNEXPECTED in bytes)",
+				 "cannot join the job: a malformed variable (PERCS_RANK, PERCS_SIZE, PERCS_HUB, PERCS_UNIT, PERCS_RUN_FD, PERCS_JOB_FD; PERCS_MSG_EAGER at most %zu, PERCS_MSG_UNEXPECTED in bytes)",
 				 percs_msg_eager_limit());
 	if (ret)
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_OTHER, "MPI_Init",
