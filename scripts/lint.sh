@@ -13,7 +13,7 @@ res=$build/results
 mkdir -p "$res" "$build/lint"
 ksrc=$build/ksrc/linux-source-6.1
 tap=$res/lint.tap
-echo 10 >"$res/lint.expected"
+echo 11 >"$res/lint.expected"
 : >"$tap"
 n=0
 
@@ -49,7 +49,8 @@ check "checkpatch: kernel/, firmware-model/, uapi header" checkpatch
 
 kerneldoc() {
 	local out
-	out=$("$kdir/scripts/kernel-doc" -none "${kfiles[@]}" lib/percs.h 2>&1)
+	out=$("$kdir/scripts/kernel-doc" -none "${kfiles[@]}" lib/percs.h \
+		lib/msg/percs_msg.h include/mpi/mpi.h 2>&1)
 	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
 }
 check "kernel-doc: every documented interface is well-formed" kerneldoc
@@ -70,6 +71,8 @@ check "uapi header compiles alone, strict C89" sh -c \
 	"echo '#include <linux/percs.h>' | cc -std=c89 -pedantic -Wall -Werror -I include/uapi -x c -c -o /dev/null -"
 check "public headers compile as C++" sh -c \
 	"echo '#include <percs.h>' | c++ -Wall -Werror -I include/uapi -I lib -x c++ -c -o /dev/null -"
+check "messaging and MPI headers compile as C++" sh -c \
+	"printf '#include <percs_msg.h>\\n#include <mpi.h>\\n' | c++ -Wall -Werror -I include/uapi -I lib -I lib/msg -I include/mpi -x c++ -c -o /dev/null -"
 
 rst_check() {
 	local f bad=0

@@ -34,10 +34,12 @@ typedef intptr_t MPI_Aint;
 typedef long long MPI_Count;
 
 /**
- * MPI_Status - what a receive found
- * @MPI_SOURCE, @MPI_TAG, @MPI_ERROR: as MPI defines them
- * @percs_bytes: bytes received (MPI_Get_count() divides by the type size)
+ * struct MPI_Status - what a receive found (typedef MPI_Status)
+ * @MPI_SOURCE: the sender's rank
+ * @MPI_TAG: the message's tag
+ * @MPI_ERROR: its error class (set by the multiple-completion calls)
  * @percs_cancelled: the request was cancelled
+ * @percs_bytes: bytes received (MPI_Get_count() divides by the type size)
  */
 typedef struct MPI_Status {
 	int MPI_SOURCE;

@@ -74,7 +74,9 @@ struct mpi_comm {
  * @comm: the communicator (for the status's source and the error handler)
  * @recv: a receive
  * @tmp: packing buffer of a non-contiguous type (freed at completion)
- * @ubuf, @count, @type: a receive's destination, unpacked from @tmp
+ * @ubuf: a receive's destination, unpacked from @tmp
+ * @count: elements at @ubuf
+ * @type: their datatype
  * @done: completed (@st is final)
  * @st: its status
  */

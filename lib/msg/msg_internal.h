@@ -29,6 +29,7 @@ enum pm_type {
  * @seq: per (sender, receiver) sequence number of ordered packets
  * @tag: the message's tag
  * @ctx: the message's context
+ * @reserved2: zero
  * @len: the message's length (PM_CREDIT: bytes of credit)
  * @cookie: PM_RTS: the sender's request id, echoed in PM_FIN
  */
