@@ -26,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 n=0
 failed=0
-plan=27
+plan=28
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -128,6 +128,8 @@ job "collectives, 3 ranks" 0 'on 3 ranks' '' 120 -n 3 "$bin/coll"
 job "collectives, 5 ranks" 0 'on 5 ranks' '' 180 -n 5 "$bin/coll"
 job "struct and vector datatypes, 3 ranks" 0 'types: struct and vector' '' 60 \
 	-n 3 "$bin/types"
+job "buffered sends, Testsome, Reduce_scatter, 3 ranks" 0 'bsend: buffered sends' '' 90 \
+	-n 3 "$bin/bsend"
 job "bad arguments get their MPI error class" 0 'every bad argument' '' 60 \
 	-n 2 "$bin/errors"
 job "a fatal bad argument aborts the job naming the call" 6 '' \

@@ -78,6 +78,8 @@ typedef struct MPI_Status {
 #define MPI_REQUEST_NULL	0
 #define MPI_MAX_PROCESSOR_NAME	256
 #define MPI_MAX_ERROR_STRING	256
+/* Bytes of the attached buffer a buffered send uses beyond its data. */
+#define MPI_BSEND_OVERHEAD	64
 
 /* Thread levels */
 #define MPI_THREAD_SINGLE	0
@@ -221,6 +223,10 @@ PERCS_MPI_API(Issend, (const void *buf, int count, MPI_Datatype type,
 PERCS_MPI_API(Irsend, (const void *buf, int count, MPI_Datatype type,
 		       int dest, int tag, MPI_Comm comm,
 		       MPI_Request *request));
+PERCS_MPI_API(Bsend, (const void *buf, int count, MPI_Datatype type, int dest,
+		      int tag, MPI_Comm comm));
+PERCS_MPI_API(Buffer_attach, (void *buffer, int size));
+PERCS_MPI_API(Buffer_detach, (void *buffer_addr, int *size));
 PERCS_MPI_API(Irecv, (void *buf, int count, MPI_Datatype type, int source,
 		      int tag, MPI_Comm comm, MPI_Request *request));
 PERCS_MPI_API(Sendrecv, (const void *sendbuf, int sendcount,
@@ -250,6 +256,8 @@ PERCS_MPI_API(Waitsome, (int incount, MPI_Request requests[], int *outcount,
 PERCS_MPI_API(Test, (MPI_Request *request, int *flag, MPI_Status *status));
 PERCS_MPI_API(Testall, (int count, MPI_Request requests[], int *flag,
 			MPI_Status *statuses));
+PERCS_MPI_API(Testsome, (int incount, MPI_Request requests[], int *outcount,
+			 int indices[], MPI_Status *statuses));
 PERCS_MPI_API(Testany, (int count, MPI_Request requests[], int *index,
 			int *flag, MPI_Status *status));
 PERCS_MPI_API(Cancel, (MPI_Request *request));
@@ -334,6 +342,9 @@ PERCS_MPI_API(Scan, (const void *sendbuf, void *recvbuf, int count,
 		     MPI_Datatype type, MPI_Op op, MPI_Comm comm));
 PERCS_MPI_API(Exscan, (const void *sendbuf, void *recvbuf, int count,
 		       MPI_Datatype type, MPI_Op op, MPI_Comm comm));
+PERCS_MPI_API(Reduce_scatter, (const void *sendbuf, void *recvbuf,
+			       const int recvcounts[], MPI_Datatype type,
+			       MPI_Op op, MPI_Comm comm));
 PERCS_MPI_API(Reduce_scatter_block, (const void *sendbuf, void *recvbuf,
 				     int recvcount, MPI_Datatype type,
 				     MPI_Op op, MPI_Comm comm));

@@ -2,7 +2,7 @@
 /*
  * libpercs-mpi: the collectives with per-rank counts (Gatherv, Scatterv,
  * Allgatherv, Alltoallv), the prefix reductions (Scan, Exscan) and
- * Reduce_scatter_block, over the helpers of coll.c.
+ * Reduce_scatter(_block), over the helpers of coll.c.
  *
  * Scan and Exscan pass the running prefix along the ranks in order (rank
  * r receives the combination of ranks 0..r-1 from r-1): N-1 steps, but
@@ -344,4 +344,72 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
 	}
 	free(all);
 	return mpi_coll_done(comm, ret, "MPI_Reduce_scatter_block");
+}
+
+PERCS_MPI_ALIAS(Reduce_scatter)
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
+			const int recvcounts[], MPI_Datatype type, MPI_Op op,
+			MPI_Comm comm)
+{
+	static const char fn[] = "MPI_Reduce_scatter";
+	struct mpi_comm *c;
+	struct mpi_type *t;
+	long long total = 0;
+	void *all = NULL;
+	int *displs, i, ret = mpi_coll_comm(comm, fn, &c);
+
+	if (ret)
+		return ret;
+	if (!recvcounts)
+		return mpi_error(comm, MPI_ERR_ARG, fn, "NULL recvcounts");
+	for (i = 0; i < c->size; i++) {
+		if (recvcounts[i] < 0)
+			return mpi_error(comm, MPI_ERR_COUNT, fn,
+					 "count %d of rank %d is negative",
+					 recvcounts[i], i);
+		total += recvcounts[i];
+	}
+	if (total > 0x7fffffff)
+		return mpi_error(comm, MPI_ERR_COUNT, fn, "%lld elements in all",
+				 total);
+	if (sendbuf != MPI_IN_PLACE)
+		ret = mpi_coll_buf(comm, sendbuf, (int)total, type, fn,
+				   "send buffer");
+	if (!ret)
+		ret = mpi_coll_buf(comm, recvbuf, recvcounts[c->rank], type, fn,
+				   "receive buffer");
+	if (!ret)
+		ret = mpi_coll_op(comm, op, type, fn);
+	if (ret)
+		return ret;
+	t = mpi_type(type);
+	if (sendbuf == MPI_IN_PLACE)
+		sendbuf = recvbuf;	/* the whole vector, as MPI says */
+	displs = malloc(sizeof(int) * c->size);
+	if (c->rank == 0)
+		all = malloc((size_t)total * t->extent + 1);
+	if (!displs || (c->rank == 0 && !all)) {
+		free(displs);
+		free(all);
+		return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	}
+	for (i = 0, total = 0; i < c->size; i++) {
+		displs[i] = (int)total;
+		total += recvcounts[i];
+	}
+	ret = mpi_reduce(sendbuf, all, (int)total, type, op, 0, comm, c);
+	/* Then block r of the result to rank r, as Scatterv would. */
+	if (!ret && c->rank == 0) {
+		for (i = 1; i < c->size && !ret; i++)
+			ret = mpi_csend(at(all, displs[i], type), recvcounts[i],
+					type, i, comm);
+		if (!ret)
+			ret = mpi_local_copy(all, recvcounts[0], type, recvbuf,
+					     recvcounts[0], type);
+	} else if (!ret) {
+		ret = mpi_crecv(recvbuf, recvcounts[c->rank], type, 0, comm);
+	}
+	free(displs);
+	free(all);
+	return mpi_coll_done(comm, ret, fn);
 }

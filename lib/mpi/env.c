@@ -91,6 +91,10 @@ int PMPI_Finalize(void)
 	int ret;
 
 	MPI_NEED_INIT("MPI_Finalize");
+	ret = mpi_bsend_fini();
+	if (ret)
+		return mpi_error(MPI_COMM_NULL, ret, "MPI_Finalize",
+				 "a buffered send failed: %s", mpi_why());
 	ret = percs_msg_job_leave(mpi_g.job);
 	if (ret == -EBUSY)
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_PENDING, "MPI_Finalize",

@@ -4,13 +4,14 @@
 # percs-cc, the compiler wrapper.
 #
 #   make mpi   $(BUILD)/lib/libpercs-mpi.a (+ -san.a), $(BUILD)/tools/percs-cc
+#              and its man page
 #
 # The header is include/mpi/mpi.h: percs-cc adds that directory, nothing is
 # installed as a system-wide mpi.h.  Static libraries: a program links
 # only the calls it uses, and a call outside the subset fails to link.
 
-MPI_SRCS := env.c errors.c comm.c group.c datatype.c op.c request.c p2p.c coll.c \
-	coll_v.c
+MPI_SRCS := env.c errors.c comm.c group.c datatype.c op.c request.c p2p.c \
+	bsend.c coll.c coll_v.c
 MPI_HDRS := $(SRC)/include/mpi/mpi.h $(SRC)/lib/mpi/mpi_internal.h $(MSG_HDRS)
 MPI_CFLAGS := $(CFLAGS_COMMON) -I$(SRC)/include/mpi -I$(SRC)/lib/msg
 MPI_OBJS := $(MPI_SRCS:%.c=$(BUILD)/lib/mpi/obj/%.o)
@@ -18,10 +19,16 @@ MPI_SAN_OBJS := $(MPI_SRCS:%.c=$(BUILD)/lib/mpi/san/%.o)
 MPI_LIB := $(BUILD)/lib/libpercs-mpi.a
 MPI_SAN_LIB := $(BUILD)/lib/libpercs-mpi-san.a
 PERCS_CC := $(BUILD)/tools/percs-cc
+MPI_SCDOC ?= $(shell command -v scdoc 2>/dev/null)
+MPI_MAN := $(if $(MPI_SCDOC),$(BUILD)/man/percs-cc.1)
 
 .PHONY: mpi
 all: mpi
-mpi: $(MPI_LIB) $(MPI_SAN_LIB) $(PERCS_CC) msg lib lib-san
+mpi: $(MPI_LIB) $(MPI_SAN_LIB) $(PERCS_CC) $(MPI_MAN) msg lib lib-san
+
+$(BUILD)/man/percs-cc.1: $(SRC)/lib/mpi/percs-cc.1.scd
+	@mkdir -p $(@D)
+	$(MPI_SCDOC) < $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/lib/mpi/obj/%.o: $(SRC)/lib/mpi/%.c $(MPI_HDRS)
 	@mkdir -p $(@D)

@@ -119,6 +119,9 @@ const char *mpi_why(void);
 				 "before");				\
 } while (0)
 
+/* bsend.c: waits for the buffered sends in flight; 0 or an MPI class */
+int mpi_bsend_fini(void);
+
 /* group.c */
 void mpi_group_fini(void);
 

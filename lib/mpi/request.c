@@ -419,17 +419,17 @@ int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
 	return take_one(requests, i, status, "MPI_Testany");
 }
 
-PERCS_MPI_ALIAS(Waitsome)
-int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount,
-		  int indices[], MPI_Status *statuses)
+/* Waitsome (@block) and Testsome: collect every finished request. */
+static int some(int incount, MPI_Request *requests, int *outcount,
+		int *indices, MPI_Status *statuses, bool block, const char *fn)
 {
 	int i, n, active, ret, err = MPI_SUCCESS;
 
-	MPI_NEED_INIT("MPI_Waitsome");
+	MPI_NEED_INIT(fn);
 	if (!outcount || (incount && !indices))
-		return mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Waitsome",
-				 "NULL %s", outcount ? "indices" : "outcount");
-	ret = req_check(incount, requests, "MPI_Waitsome");
+		return mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL %s",
+				 outcount ? "indices" : "outcount");
+	ret = req_check(incount, requests, fn);
 	if (ret)
 		return ret;
 	for (;;) {
@@ -443,8 +443,7 @@ int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount,
 			active++;
 			ret = mpi_req_test(q);
 			if (ret != 0 && ret != 1)
-				return mpi_error(q->comm, ret, "MPI_Waitsome",
-						 "%s", mpi_why());
+				return mpi_error(q->comm, ret, fn, "%s", mpi_why());
 			if (!ret)
 				continue;
 			if (statuses != MPI_STATUSES_IGNORE)
@@ -454,16 +453,31 @@ int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount,
 			indices[n++] = i;
 			mpi_req_release(&requests[i]);
 		}
-		if (n || !active)
+		if (n || !active || !block)
 			break;
 		percs_msg_idle(mpi_g.m);
 	}
 	*outcount = active ? n : MPI_UNDEFINED;
 	if (err)
 		return mpi_error(MPI_COMM_NULL, statuses == MPI_STATUSES_IGNORE ?
-				 err : MPI_ERR_IN_STATUS, "MPI_Waitsome",
-				 "a request failed");
+				 err : MPI_ERR_IN_STATUS, fn, "a request failed");
 	return MPI_SUCCESS;
+}
+
+PERCS_MPI_ALIAS(Waitsome)
+int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount,
+		  int indices[], MPI_Status *statuses)
+{
+	return some(incount, requests, outcount, indices, statuses, true,
+		    "MPI_Waitsome");
+}
+
+PERCS_MPI_ALIAS(Testsome)
+int PMPI_Testsome(int incount, MPI_Request requests[], int *outcount,
+		  int indices[], MPI_Status *statuses)
+{
+	return some(incount, requests, outcount, indices, statuses, false,
+		    "MPI_Testsome");
 }
 
 PERCS_MPI_ALIAS(Cancel)
