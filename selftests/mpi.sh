@@ -26,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 n=0
 failed=0
-plan=28
+plan=29
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -114,6 +114,9 @@ if grep -q 'percs-msg: rank' "$tmp/err" &&
 else
 	not_ok "unexpected eager bytes above the bound" "$tmp/err"
 fi
+PERCS_MSG_STATS=1 PERCS_MSG_UNEXPECTED=2048 \
+job "8 ranks all to all, one slow receiver, 2 KiB bound" 0 'torture: 8 ranks' \
+	'no_credit [1-9]' 300 -n 8 "$bin/torture" "$((msgs / 3))" slow
 if [ -w "$isr/reorder_ppm" ]; then
 	echo 300000 >"$isr/reorder_ppm"
 	PERCS_MSG_STATS=1 \

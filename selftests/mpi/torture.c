@@ -9,11 +9,15 @@
  * message number: per-sender tags must come in increasing order
  * (non-overtaking, under the network's reorder knob), each payload must
  * be its pattern.  Then a probe, a cancel and Waitany/Waitsome/Testall
- * rounds.  Argument: messages per rank (default 200).
+ * rounds.  Arguments: messages per rank (default 200); "slow": rank 0
+ * sleeps a second after sending, before it receives anything, so the
+ * others' messages to it pile up (the flow control must hold them back
+ * without losing any or blocking the other pairs).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "check.h"
 
 #define MAXLEN (1 << 20)
@@ -71,7 +75,7 @@ static void wait_families(int rank, int size)
 static void probe_and_cancel(int rank, int size)
 {
 	int v = 0, count = -1, flag = 0, dst = (rank + 1) % size;
-	int src = (rank + size - 1) % size, big[100];
+	int src = (rank + size - 1) % size, big[100], in[100];
 	MPI_Request rq;
 	MPI_Status st;
 
@@ -92,8 +96,9 @@ static void probe_and_cancel(int rank, int size)
 	      "probe: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG, count);
 	CHECK_MPI(MPI_Iprobe(src, 55, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
 	CHECK(flag, "iprobe after probe");
-	CHECK_MPI(MPI_Recv(big, 100, MPI_INT, src, 55, MPI_COMM_WORLD, &st));
-	CHECK(big[99] == src, "probed message %d", big[99]);
+	/* Not into big: the Isend may still be reading it (rendezvous). */
+	CHECK_MPI(MPI_Recv(in, 100, MPI_INT, src, 55, MPI_COMM_WORLD, &st));
+	CHECK(in[99] == src, "probed message %d", in[99]);
 	CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
 	/* PROC_NULL: completes at once, empty. */
 	CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st));
@@ -103,7 +108,7 @@ static void probe_and_cancel(int rank, int size)
 
 int main(int argc, char **argv)
 {
-	int rank, size, msgs = 200, i, s, dst, len, expect = 0, *last;
+	int rank, size, msgs = 200, i, s, dst, len, expect = 0, *last, slow;
 	unsigned char **sbuf, *rbuf;
 	MPI_Request *rq;
 
@@ -112,6 +117,7 @@ int main(int argc, char **argv)
 	CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
 	if (argc > 1)
 		msgs = atoi(argv[1]);
+	slow = argc > 2 && !strcmp(argv[2], "slow");
 	CHECK(size >= 2 && msgs > 0, "needs 2 ranks");
 	sbuf = calloc(msgs, sizeof(*sbuf));
 	rq = calloc(msgs, sizeof(*rq));
@@ -131,6 +137,8 @@ int main(int argc, char **argv)
 		else
 			CHECK_MPI(MPI_Isend(sbuf[i], len, MPI_BYTE, dst, i, MPI_COMM_WORLD, &rq[i]));
 	}
+	if (slow && rank == 0)
+		sleep(1);
 	for (s = 0; s < size; s++) {
 		last[s] = -1;
 		for (i = 0; i < msgs; i++) {
