@@ -293,9 +293,14 @@ TEST_F(reorder, lone_packet_arrives_after_hold_time)
 	struct percs_window *tx, *rx;
 	struct percs_pkt_hdr h;
 	struct percs_addr dst;
+	/*
+	 * Long enough that the checks below run before the packet lands: a
+	 * loaded debug kernel (PERCS_TEST_SCALE < 1) took over 50 ms.
+	 */
+	unsigned long hold_us = pt_scale(100) < 100 ? 500000 : 50000;
 	uint64_t t0;
 
-	ASSERT_EQ(0, held_pair(self, 1000000, 8, 50000, BIG_FIFO, &tx, &rx));
+	ASSERT_EQ(0, held_pair(self, 1000000, 8, hold_us, BIG_FIFO, &tx, &rx));
 	dst = percs_window_addr(rx);
 	pt_fill(buf, variant->len, 99);
 	t0 = pt_now_ms();
