@@ -155,10 +155,23 @@ static int self_send(struct st_proc *p, uint64_t *s, int fd,
 	    pt_checksum(rx + sizeof(h), len) !=
 	    pt_checksum(slot + sizeof(h), len))
 		return st_fail(p, "self-send: packet differs", len);
+	/* The sender's count follows delivery (the engine counts a packet
+	 * once it has landed), so a poll-mode engine may not have bumped it
+	 * yet when the packet is seen.
+	 */
+	while (__atomic_load_n(&st->packets_sent, __ATOMIC_ACQUIRE) != 1 &&
+	       pt_now_ms() <= deadline)
+		usleep(200);
 	if (st->packets_sent != 1 || st->packets_received != 1 ||
-	    st->send_errors != 0)
-		return st_fail(p, "self-send: counters",
-			       (long)st->send_errors);
+	    st->send_errors != 0) {
+		char what[96];
+
+		snprintf(what, sizeof(what),
+			 "self-send: sent %llu received %llu, send errors",
+			 (unsigned long long)st->packets_sent,
+			 (unsigned long long)st->packets_received);
+		return st_fail(p, what, (long)st->send_errors);
+	}
 	p->self_sends++;
 	return 0;
 }
