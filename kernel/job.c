@@ -234,6 +234,74 @@ static const struct file_operations percs_job_fops = {
 };
 
 /**
+ * percs_job_create_kernel() - a job owned by a kernel client
+ * @pd: the system
+ *
+ * For percs_verbs.ko's QPs.  The job has no file, so no reservation can
+ * ever name it (percs_job_join() takes only job fds): no native window
+ * joins it.  Its windows join with percs_job_join_kernel().  Charged to
+ * no user.  Process context.
+ *
+ * Return: the job, holding one reference (percs_job_put_kernel()), or
+ * ERR_PTR(-EBUSY) (no key free), ERR_PTR(-ENOMEM).
+ */
+struct percs_job *percs_job_create_kernel(struct percs_dev *pd)
+{
+	struct percs_job *job;
+	int ret;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return ERR_PTR(-ENOMEM);
+	job->pd = pd;
+	job->owner = GLOBAL_ROOT_UID;
+	refcount_set(&job->ref, 1);
+	ret = xa_alloc_cyclic(&pd->jobs, &job->key, job,
+			      XA_LIMIT(1, U32_MAX), &pd->next_job_key,
+			      GFP_KERNEL);
+	if (ret < 0) {
+		kfree(job);
+		return ERR_PTR(ret);
+	}
+	return job;
+}
+
+/**
+ * percs_job_join_kernel() - a kernel window joins its client's job
+ * @job: from percs_job_create_kernel()
+ * @w: the window (not yet published); holds a reference on @job until
+ *	percs_job_leave()
+ */
+void percs_job_join_kernel(struct percs_job *job, struct percs_window *w)
+{
+	refcount_inc(&job->ref);
+	atomic_inc(&job->windows);
+	w->job = job;
+	w->job_key = job->key;
+}
+
+/**
+ * percs_job_put_kernel() - the client drops the reference of
+ *	percs_job_create_kernel()
+ * @job: the job; it goes with its last window
+ */
+void percs_job_put_kernel(struct percs_job *job)
+{
+	percs_job_put(job);
+}
+
+/**
+ * percs_job_key() - the key a job's packets carry
+ * @job: the job
+ *
+ * Return: the key.
+ */
+u32 percs_job_key(const struct percs_job *job)
+{
+	return job->key;
+}
+
+/**
  * percs_job_count() - jobs that exist (debugfs)
  * @pd: the system
  */

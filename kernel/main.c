@@ -108,6 +108,7 @@ static int __init percs_init(void)
 	if (ret)
 		goto out_cau;
 
+	percs_kapi_init(percs);
 	pr_info("%u supernodes x %u hubs, %u links, %u HFIs, %u windows each\n",
 		percs->topo.nr_supernodes, percs->topo.hubs_per_sn,
 		percs->topo.nr_links, percs->nr_hfis, percs->windows_per_hfi);
@@ -138,6 +139,7 @@ static void __exit percs_exit(void)
 {
 	u64 issued, completed, outstanding;
 
+	percs_kapi_exit();
 	percs_rdma_exit(percs);
 	percs_amo_counts(percs, &issued, &completed, &outstanding);
 	WARN_ON(outstanding);

@@ -276,6 +276,126 @@ static void percs_mr_cache(struct percs_window *w, struct percs_mr *mr)
 		cmpxchg((struct percs_mr **)e, mr, NULL);
 }
 
+/*
+ * The range rules of every registration.  Return: 0, -EINVAL (unknown
+ * access bits, zero or too long, wraps) or -EFAULT (not user addresses).
+ */
+static int percs_mr_check_range(u64 addr, u64 length, u32 access)
+{
+	u64 end;
+
+	if (access & ~PERCS_ACCESS_ALL)
+		return -EINVAL;
+	if (!length || length > PERCS_MR_MAX_LENGTH ||
+	    check_add_overflow(addr, length, &end))
+		return -EINVAL;
+	if (addr != (unsigned long)addr ||
+	    !access_ok(u64_to_user_ptr(addr), length))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * percs_mr_create() - pin and charge a range of the caller's memory
+ * @pd: the system
+ * @addr: first byte (checked by percs_mr_check_range())
+ * @length: bytes (likewise)
+ * @access: PERCS_ACCESS_* (likewise)
+ *
+ * The one way registrations are made, for windows (PERCS_IOC_MR_REGISTER)
+ * and for kernel clients (percs_kapi_mr_pin()): the user's quota of
+ * registrations, RLIMIT_MEMLOCK and the live counts.  No handle, in no
+ * table.  Process context.
+ *
+ * Return: the registration with one reference, or ERR_PTR(-EDQUOT,
+ * -ENOMEM, -EFAULT, -EINTR, ...) as percs_mr_register().
+ */
+struct percs_mr *percs_mr_create(struct percs_dev *pd, u64 addr, u64 length,
+				 u32 access)
+{
+	struct percs_mr *mr;
+	int ret;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->quota = percs_quota_charge(pd, PERCS_QUOTA_MRS);
+	if (IS_ERR(mr->quota)) {
+		ret = PTR_ERR(mr->quota);
+		kfree(mr);
+		return ERR_PTR(ret);
+	}
+	mr->addr = addr;
+	mr->length = length;
+	mr->access = access;
+	mr->pd = pd;
+	mr->npages = (PAGE_ALIGN(addr + length) - (addr & PAGE_MASK)) >>
+		     PAGE_SHIFT;
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages),
+			     GFP_KERNEL_ACCOUNT);
+	if (!mr->pages) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = percs_mr_pin(mr);
+	if (ret)
+		goto out_free;
+	atomic_inc(&pd->live_mrs);
+	atomic_long_add(mr->npages, &pd->live_pinned_pages);
+	refcount_set(&mr->ref, 1);
+	return mr;
+
+out_free:
+	percs_quota_uncharge(pd, mr->quota, PERCS_QUOTA_MRS);
+	kvfree(mr->pages);
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+/**
+ * percs_mr_create_checked() - percs_mr_create() with the range rules
+ * @pd: the system
+ * @addr: first byte
+ * @length: bytes
+ * @access: PERCS_ACCESS_*
+ *
+ * Return: as percs_mr_create(), or ERR_PTR(-EINVAL, -EFAULT) from the
+ * range rules of PERCS_IOC_MR_REGISTER.
+ */
+struct percs_mr *percs_mr_create_checked(struct percs_dev *pd, u64 addr,
+					 u64 length, u32 access)
+{
+	int ret = percs_mr_check_range(addr, length, access);
+
+	return ret ? ERR_PTR(ret) : percs_mr_create(pd, addr, length, access);
+}
+
+/**
+ * percs_mr_atomic64() - apply a fetch-add or compare-swap on a word
+ * @mr: the registration
+ * @addr: the word, 8-byte aligned
+ * @cmp_swap: compare-and-swap (else fetch-and-add)
+ * @a: addend, or value compared
+ * @b: value swapped in
+ * @orig: out: the value found
+ *
+ * Return: 0 or the error of percs_mr_map_operand().
+ */
+int percs_mr_atomic64(struct percs_mr *mr, u64 addr, bool cmp_swap, u64 a,
+		      u64 b, u64 *orig)
+{
+	u64 *p = percs_mr_map_operand(mr, addr, sizeof(u64));
+
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	if (cmp_swap)
+		*orig = cmpxchg64(p, a, b);
+	else
+		*orig = atomic64_fetch_add(a, (atomic64_t *)p);
+	percs_mr_unmap_operand(p);
+	return 0;
+}
+
 /**
  * percs_mr_register() - PERCS_IOC_MR_REGISTER
  * @w: the window
@@ -302,56 +422,25 @@ int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
 {
 	struct percs_dev *pd = w->hfi->pd;
 	struct percs_mr *mr;
-	u64 end;
 	u32 slot;
 	int ret;
 
-	if (req->flags || req->handle || req->access & ~PERCS_ACCESS_ALL)
+	if (req->flags || req->handle)
 		return -EINVAL;
-	if (!req->length || req->length > PERCS_MR_MAX_LENGTH ||
-	    check_add_overflow(req->addr, req->length, &end))
-		return -EINVAL;
-	if (req->addr != (unsigned long)req->addr ||
-	    !access_ok(u64_to_user_ptr(req->addr), req->length))
-		return -EFAULT;
-
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
-	if (!mr)
-		return -ENOMEM;
-	mr->quota = percs_quota_charge(pd, PERCS_QUOTA_MRS);
-	if (IS_ERR(mr->quota)) {
-		ret = PTR_ERR(mr->quota);
-		kfree(mr);
+	ret = percs_mr_check_range(req->addr, req->length, req->access);
+	if (ret)
 		return ret;
-	}
-	mr->addr = req->addr;
-	mr->length = req->length;
-	mr->access = req->access;
-	mr->pd = pd;
-	mr->npages = (PAGE_ALIGN(end) - (req->addr & PAGE_MASK)) >> PAGE_SHIFT;
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages),
-			     GFP_KERNEL_ACCOUNT);
-	if (!mr->pages) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
 
 	/* Reserve a slot first: a full table fails before pinning. */
 	ret = xa_alloc(&w->mrs, &slot, NULL,
 		       XA_LIMIT(1, PERCS_MR_MAX_PER_WINDOW), GFP_KERNEL_ACCOUNT);
-	if (ret) {
-		if (ret == -EBUSY)
-			ret = -ENOSPC;
-		goto out_free;
-	}
-	ret = percs_mr_pin(mr);
-	if (ret) {
+	if (ret)
+		return ret == -EBUSY ? -ENOSPC : ret;
+	mr = percs_mr_create(pd, req->addr, req->length, req->access);
+	if (IS_ERR(mr)) {
 		xa_erase(&w->mrs, slot);
-		goto out_free;
+		return PTR_ERR(mr);
 	}
-	atomic_inc(&pd->live_mrs);
-	atomic_long_add(mr->npages, &pd->live_pinned_pages);
-	refcount_set(&mr->ref, 1);
 	mr->handle = (u32)atomic_inc_return(&w->mr_gen) << PERCS_MR_SLOT_BITS |
 		     slot;
 
@@ -371,11 +460,6 @@ out_unpublished:
 	percs_mr_uncharge(mr, mr->mm);
 	percs_quota_uncharge(pd, mr->quota, PERCS_QUOTA_MRS);
 	percs_mr_free(mr);
-	return ret;
-out_free:
-	percs_quota_uncharge(pd, mr->quota, PERCS_QUOTA_MRS);
-	kvfree(mr->pages);
-	kfree(mr);
 	return ret;
 }
 

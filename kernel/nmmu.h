@@ -76,6 +76,12 @@ void percs_mr_window_init(struct percs_window *w);
 void percs_mr_window_fini(struct percs_window *w);
 int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
 		      struct percs_mr_register __user *ureq, u32 usize);
+struct percs_mr *percs_mr_create(struct percs_dev *pd, u64 addr, u64 length,
+				 u32 access);
+struct percs_mr *percs_mr_create_checked(struct percs_dev *pd, u64 addr,
+					 u64 length, u32 access);
+int percs_mr_atomic64(struct percs_mr *mr, u64 addr, bool cmp_swap, u64 a,
+		      u64 b, u64 *orig);
 int percs_mr_deregister(struct percs_window *w,
 			const struct percs_mr_deregister *req);
 struct percs_mr *percs_mr_find_rcu(struct percs_window *w, u32 handle);

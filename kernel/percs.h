@@ -679,6 +679,9 @@ int percs_window_reserve(struct percs_hfi *hfi,
 			 struct percs_window_reserve *req,
 			 struct percs_window_reserve __user *ureq, u32 usize);
 int percs_window_query(struct percs_hfi *hfi, struct percs_window_query *q);
+struct percs_window *percs_window_create_kernel(struct percs_hfi *hfi,
+						struct percs_job *job);
+void percs_window_destroy_kernel(struct percs_window *w);
 
 /* mmap.c */
 int percs_window_mmap(struct file *file, struct vm_area_struct *vma);
@@ -851,6 +854,14 @@ bool percs_job_visible(const struct percs_window *w);
 unsigned int percs_job_count(struct percs_dev *pd);
 void percs_job_init(struct percs_dev *pd);
 void percs_job_exit(struct percs_dev *pd);
+struct percs_job *percs_job_create_kernel(struct percs_dev *pd);
+void percs_job_join_kernel(struct percs_job *job, struct percs_window *w);
+void percs_job_put_kernel(struct percs_job *job);
+u32 percs_job_key(const struct percs_job *job);
+
+/* kapi.c: the interface of kernel clients (kapi.h) */
+void percs_kapi_init(struct percs_dev *pd);
+void percs_kapi_exit(void);
 
 /* debugfs.c */
 void percs_debugfs_init(struct percs_dev *pd);

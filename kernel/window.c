@@ -172,6 +172,27 @@ static int percs_window_claim_index(struct percs_hfi *hfi, u32 wanted)
 	return i;
 }
 
+/* The fields every window starts with, native or kernel. */
+static void percs_window_init(struct percs_window *w, struct percs_hfi *hfi,
+			      struct percs_user *quota, u32 flags)
+{
+	w->quota = quota;
+	w->hfi = hfi;
+	w->flags = flags;
+	w->uid = current_euid();
+	spin_lock_init(&w->send_lock);
+	spin_lock_init(&w->recv_lock);
+	spin_lock_init(&w->cq_lock);
+	percs_rdma_window_init(w);
+	INIT_LIST_HEAD(&w->landed);
+	INIT_LIST_HEAD(&w->blocked_node);
+	INIT_LIST_HEAD(&w->poll_node);
+	INIT_LIST_HEAD(&w->flight);
+	init_waitqueue_head(&w->wq);
+	percs_mr_window_init(w);
+	percs_amo_window_init(w);
+}
+
 static void percs_window_destroy(struct percs_window *w)
 {
 	struct percs_dev *pd = w->hfi->pd;
@@ -222,21 +243,7 @@ int percs_window_reserve(struct percs_hfi *hfi,
 		percs_quota_uncharge(pd, quota, PERCS_QUOTA_WINDOWS);
 		return -ENOMEM;
 	}
-	w->quota = quota;
-	w->hfi = hfi;
-	w->flags = req->flags;
-	w->uid = current_euid();
-	spin_lock_init(&w->send_lock);
-	spin_lock_init(&w->recv_lock);
-	spin_lock_init(&w->cq_lock);
-	percs_rdma_window_init(w);
-	INIT_LIST_HEAD(&w->landed);
-	INIT_LIST_HEAD(&w->blocked_node);
-	INIT_LIST_HEAD(&w->poll_node);
-	INIT_LIST_HEAD(&w->flight);
-	init_waitqueue_head(&w->wq);
-	percs_mr_window_init(w);
-	percs_amo_window_init(w);
+	percs_window_init(w, hfi, quota, req->flags);
 
 	ret = percs_window_alloc_regions(w, req);
 	if (ret)
@@ -320,9 +327,9 @@ out_free:
 	return ret;
 }
 
-static int percs_window_release(struct inode *inode, struct file *file)
+/* Unpublish, fence off and tear down a window, then free it. */
+static void percs_window_teardown(struct percs_window *w)
 {
-	struct percs_window *w = file->private_data;
 	struct percs_hfi *hfi = w->hfi;
 
 	/* Unpublish: no new lookup finds the window. */
@@ -363,7 +370,82 @@ static int percs_window_release(struct inode *inode, struct file *file)
 	percs_mr_window_fini(w);
 
 	percs_window_destroy(w);
+}
+
+static int percs_window_release(struct inode *inode, struct file *file)
+{
+	percs_window_teardown(file->private_data);
 	return 0;
+}
+
+/**
+ * percs_window_create_kernel() - reserve a window for a kernel client
+ * @hfi: the HFI
+ * @job: the client's job (percs_job_create_kernel()); the window holds
+ *	a reference on it until it is released
+ *
+ * As a reservation with the smallest FIFOs, published at once, with no
+ * file: percs_window_destroy_kernel() releases it.  Its rings are never
+ * mapped; packets of other jobs never reach it (percs_window_may_send_to()).
+ *
+ * Return: the window, or ERR_PTR(-ENOSPC, -EDQUOT, -ENOMEM).
+ */
+struct percs_window *percs_window_create_kernel(struct percs_hfi *hfi,
+						struct percs_job *job)
+{
+	struct percs_window_reserve req = {
+		.send_fifo_size = PERCS_FIFO_MIN_SIZE,
+		.recv_fifo_size = PERCS_FIFO_MIN_SIZE,
+	};
+	struct percs_dev *pd = hfi->pd;
+	struct percs_user *quota;
+	struct percs_window *w;
+	int idx, ret;
+
+	quota = percs_quota_charge(pd, PERCS_QUOTA_WINDOWS);
+	if (IS_ERR(quota))
+		return ERR_CAST(quota);
+	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
+	if (!w) {
+		percs_quota_uncharge(pd, quota, PERCS_QUOTA_WINDOWS);
+		return ERR_PTR(-ENOMEM);
+	}
+	percs_window_init(w, hfi, quota, PERCS_WINDOW_F_KERNEL);
+	ret = percs_window_alloc_regions(w, &req);
+	if (ret) {
+		percs_quota_uncharge(pd, quota, PERCS_QUOTA_WINDOWS);
+		kfree(w);
+		return ERR_PTR(ret);
+	}
+	percs_job_join_kernel(job, w);
+	w->pid = get_task_pid(current, PIDTYPE_TGID);
+	atomic_inc(&pd->live_windows);
+
+	mutex_lock(&hfi->lock);
+	idx = percs_window_claim_index(hfi, PERCS_WINDOW_ANY);
+	if (idx >= 0) {
+		w->index = idx;
+		fm_route_cursor_init(&w->cursor, percs_window_gid(w) + 1);
+		__clear_bit(idx, hfi->claimed);
+		rcu_assign_pointer(hfi->windows[idx], w);
+		WRITE_ONCE(hfi->in_use, hfi->in_use + 1);
+	}
+	mutex_unlock(&hfi->lock);
+	if (idx < 0) {
+		percs_window_destroy(w);
+		return ERR_PTR(idx);
+	}
+	return w;
+}
+
+/**
+ * percs_window_destroy_kernel() - release a window of
+ *	percs_window_create_kernel()
+ * @w: the window; its client sends nothing on it any more
+ */
+void percs_window_destroy_kernel(struct percs_window *w)
+{
+	percs_window_teardown(w);
 }
 
 /*

@@ -602,6 +602,11 @@ struct percs_hfi_info {
 /* percs_window_reserve.flags */
 #define PERCS_WINDOW_F_POLL	(1U << 0) /* engine: HFI polling thread */
 #define PERCS_WINDOW_F_ALL	PERCS_WINDOW_F_POLL
+/*
+ * Reported by PERCS_IOC_WINDOW_QUERY only, never accepted: the window is
+ * a kernel client's (a verbs QP of percs_verbs.ko), in a job of its own.
+ */
+#define PERCS_WINDOW_F_KERNEL	(1U << 31)
 
 #define PERCS_WINDOW_ANY	0xffffffffU
 
