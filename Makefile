@@ -25,7 +25,9 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 all: module
 
 module: percs.ko
-percs.ko: $(wildcard kernel/*.c kernel/*.h firmware-model/*.c firmware-model/*.h) \
+percs_verbs.ko: percs.ko
+percs.ko: $(wildcard kernel/*.c kernel/*.h kernel/verbs/*.c kernel/verbs/*.h \
+	  firmware-model/*.c firmware-model/*.h) \
 	  include/uapi/linux/percs.h Kbuild
 	$(MAKE) -C $(KDIR) M=$(SRC) modules
 
