@@ -17,8 +17,10 @@
 # again, with $PERCS_MODPARAMS, for the next program).
 # On the stock kernel (PERCS_KERNEL_FLAVOR stock or unset) selftests/bench.sh
 # (percs-bench, every subcommand once) runs after them as one more program
-# named bench, and selftests/mpi.sh (MPI programs under percs-run) as one
-# named mpi, with the same oracles; the debug kernels' passes skip them.
+# named bench, selftests/mpi.sh (MPI programs under percs-run) as one
+# named mpi, and selftests/verbs.sh (percs_verbs.ko and rdma-core's
+# programs) as one named verbs, with the same oracles; the debug kernels'
+# passes skip them.
 # Then selftests/module.sh (module parameters, rmmod, load/unload cycles)
 # writes $PERCS_OUT/module.tap.
 #
@@ -309,6 +311,11 @@ fi
 # the kernel paths it drives are the programs' above).
 if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted mpi; then
 	run_one "$src/selftests/mpi.sh" mpi
+fi
+# The verbs device (percs_verbs.ko) under stock rdma-core programs: the
+# stock kernel only (the debug kernels' builds have no ib_core to link to).
+if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted verbs; then
+	run_one "$src/selftests/verbs.sh" verbs
 fi
 # Leaks of the last program's final seconds.
 [ ${#oracle_lines[@]} -gt 0 ] && kmemleak_check "all programs (final)" final

@@ -29,10 +29,11 @@ ST_VM_OUT := $(BUILD)/vm-out
 ST_VM_TIMEOUT ?= 1500
 
 ST_HELPER := $(ST_OUT)/helpers/pt-helper
+ST_VERBS_ATTACK := $(ST_OUT)/helpers/verbs-attack
 
 .PHONY: selftests vm-tests vm-tests-kasan vm-tests-kcsan
 all: selftests
-selftests: $(ST_BINS) $(ST_HELPER)
+selftests: $(ST_BINS) $(ST_HELPER) $(ST_VERBS_ATTACK)
 
 # Extract both headers in one go; the harness header is the stamp.
 $(ST_KSFT_DIR)/kselftest_harness.h:
@@ -55,6 +56,13 @@ $(ST_HELPER): $(ST_DIR)/helpers/pt-helper.c $(SRC)/include/uapi/linux/percs.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -D_GNU_SOURCE -Wno-unused-parameter \
 		-o $@ $<
+
+# A native window against verbs QPs' windows, for selftests/verbs.sh.
+$(ST_VERBS_ATTACK): $(ST_DIR)/helpers/verbs-attack.c $(ST_LIBSAN) \
+		$(SRC)/lib/percs.h $(SRC)/include/uapi/linux/percs.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -D_GNU_SOURCE -Wno-unused-parameter \
+		-o $@ $< $(ST_LIBSAN)
 
 # The VM sees the host's file system read-only at the same paths, so the
 # binaries, the module and these scripts are used in place.

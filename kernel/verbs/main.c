@@ -161,6 +161,7 @@ static const struct ib_device_ops pv_dev_ops = {
 	.alloc_pd = pv_alloc_pd,
 	.alloc_ucontext = pv_alloc_ucontext,
 	.create_ah = pv_create_ah,
+	.create_user_ah = pv_create_ah,
 	.create_cq = pv_create_cq,
 	.create_qp = pv_create_qp,
 	.create_srq = pv_create_srq,

@@ -1,0 +1,196 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# verbs.sh - percs_verbs.ko under stock rdma-core programs (ibverbs-utils,
+# perftest), as Debian ships them, through the hfi1verbs provider.
+#
+# Run as root inside the test VM with percs.ko loaded (default 2x4
+# topology).  Loads ib_uverbs and percs_verbs.ko (beside $PERCS_MODULE),
+# runs each program as a server/client pair over localhost TCP for the
+# out-of-band exchange, between two HFIs of one hub and between HFIs of
+# different supernodes, and unloads percs_verbs again.  A pair passes when
+# both ends exit 0 and print their result; payloads are checked (-c)
+# where the program can.  TAP on stdout and $PERCS_OUT/verbs.tap.
+#
+# Environment: PERCS_OUT, PERCS_MODULE, PERCS_BUILD (for
+# helpers/verbs-attack), PERCS_VERBS_TIMEOUT seconds per program
+# (default 60).
+
+set -u
+
+out=${PERCS_OUT:?}
+ko=${PERCS_MODULE:?PERCS_MODULE must name percs.ko}
+vko=$(dirname "$ko")/percs_verbs.ko
+here=$(cd "$(dirname "$0")" && pwd)
+build=${PERCS_BUILD:-$(dirname "$here")/build}
+attack=$build/selftests/helpers/verbs-attack
+tmo=${PERCS_VERBS_TIMEOUT:-60}
+knobs=/sys/kernel/debug/percs/isr
+links=$knobs/links
+scratch=$(mktemp -d)
+plan=36
+
+n=0
+failures=0
+port=18515
+
+exec 3> "$out/verbs.tap"
+emit() { echo "$*"; echo "$*" >&3; }
+ok() { n=$((n + 1)); emit "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failures=$((failures + 1)); emit "not ok $n - $1"; }
+skip() { n=$((n + 1)); emit "ok $n - $1 # SKIP $2"; }
+diag() { emit "# $*"; }
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+emit "TAP version 13"
+emit "1..$plan"
+
+# pair DESC PATTERN PROG SERVER_DEV CLIENT_DEV [ARGS...]: run PROG as
+# server on SERVER_DEV and client on CLIENT_DEV with the same ARGS; both
+# must exit 0 and the client print a line matching PATTERN (extended
+# regexp; perftest's servers print no result for reads and atomics).
+pair() {
+	local desc=$1 pat=$2 prog=$3 sdev=$4 cdev=$5
+	shift 5
+	local srv=$scratch/srv.txt cli=$scratch/cli.txt spid src crc
+	port=$((port + 1))
+	timeout "$tmo" "$prog" -d "$sdev" -p "$port" "$@" >"$srv" 2>&1 &
+	spid=$!
+	listening "$port"
+	timeout "$tmo" "$prog" -d "$cdev" -p "$port" "$@" localhost \
+		>"$cli" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] &&
+	   grep -q -E "$pat" "$cli"; then
+		ok "$desc"
+	else
+		not_ok "$desc (server exit $src, client exit $crc)"
+		diag "server:"; tail -n 4 "$srv" | sed 's/^/#   /' | tee -a "$out/verbs.tap"
+		diag "client:"; tail -n 4 "$cli" | sed 's/^/#   /' | tee -a "$out/verbs.tap"
+	fi
+}
+
+# Wait up to 20 s until something listens on TCP port $1.
+listening() {
+	local hex _
+	hex=$(printf ':%04X ' "$1")
+	for _ in $(seq 200); do
+		grep -q -E "$hex[0-9A-F:]+ 0A " /proc/net/tcp /proc/net/tcp6 2>/dev/null &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Sum of the packets column of isr/links.
+link_packets() {
+	awk '{ s += $9 } END { print s + 0 }' "$links"
+}
+
+nr_hfis=$(ls -d /sys/class/percs/percs-hfi* 2>/dev/null | wc -l)
+last=$((nr_hfis - 1))
+sn_last=$(cat "/sys/class/percs/percs-hfi$last/supernode" 2>/dev/null)
+one_hub="percs0 percs1"
+far="percs0 percs$last"
+diag "$nr_hfis HFIs; percs$last is on supernode $sn_last"
+
+# 1-2: load
+modprobe ib_uverbs
+check "insmod percs_verbs.ko" insmod "$vko"
+udevadm settle 2>/dev/null
+devs=$(ibv_devices 2>&1)
+listed=0
+for ((i = 0; i < nr_hfis; i++)); do
+	grep -q -E "^\s+percs$i\s" <<<"$devs" && listed=$((listed + 1))
+done
+check "ibv_devices lists every HFI ($listed of $nr_hfis)" [ "$listed" -eq "$nr_hfis" ]
+
+# 3-6: ibv_devinfo
+info=$(ibv_devinfo -v -d "percs$last" 2>&1)
+check "ibv_devinfo: port active" grep -q -E "state:\s+PORT_ACTIVE" <<<"$info"
+check "ibv_devinfo: LID of HFI $last is $((last + 1))" \
+	grep -q -E "port_lid:\s+$((last + 1))$" <<<"$info"
+check "ibv_devinfo: atomic capability" grep -q -E "atomic_cap:\s+ATOMIC_HCA" <<<"$info"
+check "ibv_devinfo: InfiniBand link layer, GID fe80::GUID" \
+	grep -q -E "GID\[\s*0\]:\s+fe80(:0000)*:0250:4552:4353:000f|GID\[\s*0\]:\s+fe80::250:4552:4353:f" <<<"$info"
+
+# 7-16: the rdma-core examples, checking the payload (-c)
+pp='[0-9]+ iters in'
+for where in one_hub far; do
+	set -- ${!where}
+	pair "ibv_rc_pingpong -c, $1 <-> $2" "$pp" ibv_rc_pingpong "$1" "$2" -n 50 -c
+	pair "ibv_rc_pingpong -c -e (completion events), $1 <-> $2" "$pp" ibv_rc_pingpong "$1" "$2" -n 50 -c -e
+	pair "ibv_uc_pingpong -c, $1 <-> $2" "$pp" ibv_uc_pingpong "$1" "$2" -n 50 -c
+	pair "ibv_ud_pingpong -c, $1 <-> $2" "$pp" ibv_ud_pingpong "$1" "$2" -n 50 -c
+	pair "ibv_srq_pingpong -c, $1 <-> $2" "$pp" ibv_srq_pingpong "$1" "$2" -n 50 -c
+done
+
+# 17-18: RC with the network's fault knobs on
+for k in drop_ppm dup_ppm reorder_ppm; do echo 200000 >"$knobs/$k"; done
+pair "ibv_rc_pingpong -c with drop/dup/reorder knobs at 20%" "$pp" \
+	ibv_rc_pingpong percs0 "percs$last" -n 50 -c
+pair "ibv_rc_pingpong -c -s 65536 with the knobs at 20%" "$pp" \
+	ibv_rc_pingpong percs0 "percs$last" -n 20 -s 65536 -c
+for k in drop_ppm dup_ppm reorder_ppm; do echo 0 >"$knobs/$k"; done
+
+# 19-30: perftest, each result row (bytes, iterations, then figures)
+row='^ +[0-9]+ +[0-9]+ +[0-9.]+'
+for where in one_hub far; do
+	set -- ${!where}
+	pair "ib_send_lat, $1 <-> $2" "$row" ib_send_lat "$1" "$2" -n 200
+	diag "ib_send_lat $1 <-> $2: $(grep -E "$row" "$scratch/cli.txt" | head -1)"
+	pair "ib_write_lat, $1 <-> $2" "$row" ib_write_lat "$1" "$2" -n 200
+	pair "ib_read_lat, $1 <-> $2" "$row" ib_read_lat "$1" "$2" -n 200
+	pair "ib_atomic_lat FETCH_AND_ADD, $1 <-> $2" "$row" ib_atomic_lat "$1" "$2" -n 200 -A FETCH_AND_ADD
+	pair "ib_atomic_lat CMP_AND_SWAP, $1 <-> $2" "$row" ib_atomic_lat "$1" "$2" -n 200 -A CMP_AND_SWAP
+done
+before=$(link_packets)
+pair "ib_write_bw -s 65536, percs0 <-> percs$last" "$row" ib_write_bw percs0 "percs$last" -n 100 -s 65536
+diag "ib_write_bw: $(grep -E "$row" "$scratch/cli.txt" | head -1)"
+after=$(link_packets)
+# 100 x 64 KiB cut into 2 KiB packets: at least 3200 packets per hop.
+check "link counters carry the verbs traffic ($((after - before)) packets)" \
+	[ $((after - before)) -ge 3200 ]
+
+# 31-34: a native window cannot reach a verbs QP's window
+if [ -x "$attack" ]; then
+	port=$((port + 1))
+	timeout "$tmo" ibv_rc_pingpong -d percs2 -p "$port" -n 1 >"$scratch/hold.txt" 2>&1 &
+	hold=$!
+	listening "$port"
+	inuse=$(cat /sys/class/percs/percs-hfi2/windows_in_use)
+	check "a verbs QP holds a window of its HFI (windows_in_use $inuse)" \
+		[ "$inuse" -eq 1 ]
+	"$attack" 1 0 >"$scratch/attack.txt" 2>&1
+	arc=$?
+	sed 's/^/# /' "$scratch/attack.txt" | tee -a "$out/verbs.tap"
+	check "native reservation with the verbs job key refused" \
+		grep -q "^ok native reservation" "$scratch/attack.txt"
+	check "native FIFO packet to a verbs QP window refused (EACCES), nothing received" \
+		[ "$arc" -eq 0 ]
+	# Release the waiting server: a client that connects and leaves.
+	timeout "$tmo" ibv_rc_pingpong -d percs3 -p "$port" -n 1 localhost >/dev/null 2>&1
+	wait "$hold"
+	inuse=$(cat /sys/class/percs/percs-hfi2/windows_in_use)
+	check "the window is released with the QP (windows_in_use $inuse)" \
+		[ "$inuse" -eq 0 ]
+else
+	skip "a verbs QP holds a window of its HFI" "no $attack"
+	skip "native reservation with the verbs job key refused" "no $attack"
+	skip "native FIFO packet to a verbs QP window refused" "no $attack"
+	skip "the window is released with the QP" "no $attack"
+fi
+
+# 35-36: unload, load again, unload
+check "rmmod percs_verbs" rmmod percs_verbs
+check "ibv_devices lists nothing after rmmod" \
+	bash -c '! ibv_devices 2>&1 | grep -q percs'
+rm -rf "$scratch"
+[ "$n" -eq "$plan" ] || diag "ran $n tests, planned $plan"
+exit $((failures > 0))
