@@ -38,7 +38,7 @@ if [ ! -f "$ksrc/scripts/checkpatch.pl" ]; then
 fi
 
 cd "$src" || exit 1
-kfiles=(kernel/*.c kernel/*.h firmware-model/*.c firmware-model/*.h include/uapi/linux/percs.h)
+kfiles=(kernel/*.c kernel/*.h kernel/verbs/*.c kernel/verbs/*.h firmware-model/*.c firmware-model/*.h include/uapi/linux/percs.h)
 
 checkpatch() {
 	local out
