@@ -28,7 +28,7 @@ tmo=${PERCS_VERBS_TIMEOUT:-60}
 knobs=/sys/kernel/debug/percs/isr
 links=$knobs/links
 scratch=$(mktemp -d)
-plan=36
+plan=37
 
 n=0
 failures=0
@@ -187,7 +187,26 @@ else
 	skip "the window is released with the QP" "no $attack"
 fi
 
-# 35-36: unload, load again, unload
+# 35: rdma-core's python tests (python3-pyverbs) on percs0.  The
+# tests dir ships partly gzipped; Debian's python3 has pyverbs.
+pytests="test_device test_pd test_mr test_cq test_cq_events test_qp test_atomic test_addr test_shared_pd test_cqex test_qpex"
+if [ -d /usr/share/doc/rdma-core/tests ] && /usr/bin/python3 -c 'import pyverbs' 2>/dev/null; then
+	cp -r /usr/share/doc/rdma-core/tests "$scratch/pyt"
+	gunzip -f "$scratch"/pyt/*.gz
+	# shellcheck disable=SC2086 # test names are words
+	timeout 600 /usr/bin/python3 "$scratch/pyt/run_tests.py" --dev percs0 -v \
+		$pytests >"$scratch/py.txt" 2>&1
+	prc=$?
+	diag "pyverbs: $(grep -E '^(Ran|OK|FAILED)' "$scratch/py.txt" | tr '\n' ' ')"
+	grep -E '\.\.\. (FAIL|ERROR)' "$scratch/py.txt" | head -n 20 | sed 's/^/#   /' |
+		tee -a "$out/verbs.tap"
+	check "rdma-core python tests on percs0: no failure or error" \
+		[ "$prc" -eq 0 ]
+else
+	skip "rdma-core python tests" "python3-pyverbs not installed"
+fi
+
+# 36-37: unload
 check "rmmod percs_verbs" rmmod percs_verbs
 check "ibv_devices lists nothing after rmmod" \
 	bash -c '! ibv_devices 2>&1 | grep -q percs'

@@ -69,6 +69,7 @@ int pv_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
 	INIT_DELAYED_WORK(&qp->rnr_work, pv_rnr_work);
+	INIT_LIST_HEAD(&qp->rnr_node);
 	qp->state = IB_QPS_RESET;
 	qp->mtu = PV_MTU;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -325,6 +326,7 @@ int pv_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	xa_erase(&qp->dev->qps, ibqp->qp_num);
 	pv_qp_set_state(qp, IB_QPS_RESET);
+	pv_rnr_forget(qp);
 	cancel_delayed_work_sync(&qp->rnr_work);
 	/* Senders that found it under RCU are done with it after this. */
 	synchronize_rcu();
@@ -374,5 +376,7 @@ int pv_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_unlock(&qp->rq_lock);
 	if (flush)
 		pv_rq_flush(qp);
+	else
+		pv_rnr_wake(qp, NULL);
 	return ret;
 }

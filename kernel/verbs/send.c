@@ -23,6 +23,72 @@
 
 #include "verbs.h"
 
+/*
+ * Senders whose head request met an RNR, with the receiver they wait
+ * for: a receive posted there runs them at once (pv_rnr_wake()); the
+ * work item is the fallback, a jiffy later.
+ */
+static DEFINE_SPINLOCK(pv_rnr_lock);
+static LIST_HEAD(pv_rnr_waiters);
+
+/* Wait for a receive of @peer (sq_lock held). */
+static void pv_rnr_wait(struct pv_qp *qp, struct pv_qp *peer)
+{
+	spin_lock(&pv_rnr_lock);
+	qp->rnr_lid = peer->dev->lid;
+	qp->rnr_qpn = peer->ib.qp_num;
+	qp->rnr_srq = peer->srq;
+	if (list_empty(&qp->rnr_node))
+		list_add_tail(&qp->rnr_node, &pv_rnr_waiters);
+	spin_unlock(&pv_rnr_lock);
+}
+
+/**
+ * pv_rnr_forget() - take a QP off the RNR waiters (it is being destroyed)
+ * @qp: the QP, already in RESET
+ */
+void pv_rnr_forget(struct pv_qp *qp)
+{
+	spin_lock(&pv_rnr_lock);
+	list_del_init(&qp->rnr_node);
+	spin_unlock(&pv_rnr_lock);
+}
+
+#define PV_RNR_BATCH	16
+
+/**
+ * pv_rnr_wake() - receives were posted: run the senders waiting for them
+ * @qp: the QP they were posted to, or NULL
+ * @srq: the SRQ they were posted to, or NULL
+ *
+ * Caller holds no lock.  A sender found here is off the list and valid
+ * until rcu_read_unlock(): pv_destroy_qp() takes it off under the lock,
+ * then waits for a grace period.
+ */
+void pv_rnr_wake(struct pv_qp *qp, struct pv_srq *srq)
+{
+	struct pv_qp *w, *next, *batch[PV_RNR_BATCH];
+	unsigned int n = 0, i;
+
+	if (list_empty(&pv_rnr_waiters))
+		return;
+	rcu_read_lock();
+	spin_lock(&pv_rnr_lock);
+	list_for_each_entry_safe(w, next, &pv_rnr_waiters, rnr_node) {
+		if (srq ? w->rnr_srq != srq :
+		    w->rnr_lid != qp->dev->lid || w->rnr_qpn != qp->ib.qp_num)
+			continue;
+		list_del_init(&w->rnr_node);
+		batch[n++] = w;
+		if (n == PV_RNR_BATCH)
+			break;
+	}
+	spin_unlock(&pv_rnr_lock);
+	for (i = 0; i < n; i++)
+		pv_sq_progress(batch[i]);
+	rcu_read_unlock();
+}
+
 /**
  * struct pv_seg - a resolved piece of a transfer
  * @pmr: the registration (NULL: @buf is a kernel buffer)
@@ -166,6 +232,21 @@ static bool pv_take_recv(struct pv_qp *peer, struct pv_rwqe *r)
 	return got;
 }
 
+/*
+ * RC found no receive: wait for one, then look once more.  A receive
+ * posted between the first look and the wait is seen by this look; one
+ * posted after it finds us waiting (the receive queue's lock orders the
+ * two).  Return: true with @r when the second look found one.
+ */
+static bool pv_recv_or_wait(struct pv_xfer *x, struct pv_rwqe *r)
+{
+	pv_rnr_wait(x->qp, x->peer);
+	if (!pv_take_recv(x->peer, r))
+		return false;
+	pv_rnr_forget(x->qp);
+	return true;
+}
+
 static void pv_recv_complete(struct pv_xfer *x, const struct pv_rwqe *r,
 			     enum ib_wc_status status, enum ib_wc_opcode op,
 			     u32 byte_len)
@@ -203,9 +284,8 @@ static int pv_do_send(struct pv_xfer *x, enum ib_wc_status *st)
 	int ret;
 
 	if (!pv_take_recv(x->peer, &r)) {
-		if (x->unreliable)
-			return 0;
-		return -EAGAIN;
+		if (x->unreliable || !pv_recv_or_wait(x, &r))
+			return x->unreliable ? 0 : -EAGAIN;
 	}
 	ret = pv_resolve(x->dev, x->peer->ib.pd, r.sge, r.num_sge,
 			 IB_ACCESS_LOCAL_WRITE, &sink);
@@ -257,8 +337,10 @@ static int pv_do_write(struct pv_xfer *x, enum ib_wc_status *st)
 		return 0;
 	}
 	/* The receive first: an RNR must leave memory untouched. */
-	if (imm && !pv_take_recv(x->peer, &r))
-		return x->unreliable ? 0 : -EAGAIN;
+	if (imm && !pv_take_recv(x->peer, &r)) {
+		if (x->unreliable || !pv_recv_or_wait(x, &r))
+			return x->unreliable ? 0 : -EAGAIN;
+	}
 	pv_seg_one(&sink, mr->pmr, pv_mr_va(mr, x->wqe->remote_addr), NULL,
 		   x->local.total);
 	if (pv_copy(&sink, 0, &x->local, x->local.total)) {
@@ -502,6 +584,8 @@ void pv_sq_progress(struct pv_qp *qp)
 			}
 			st = IB_WC_RNR_RETRY_EXC_ERR;
 		}
+		if (!list_empty(&qp->rnr_node))
+			pv_rnr_forget(qp);
 		qp->rnr_left = qp->rnr_retry;
 		pv_sq_complete(qp, st);
 		if (st != IB_WC_SUCCESS)

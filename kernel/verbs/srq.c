@@ -104,6 +104,7 @@ int pv_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		}
 	}
 	spin_unlock(&srq->lock);
+	pv_rnr_wake(NULL, srq);
 	return ret;
 }
 

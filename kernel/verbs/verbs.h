@@ -248,6 +248,11 @@ struct pv_swqe {
  * @sig_all: every request completes (IB_SIGNAL_ALL_WR)
  * @rnr_left: RNR retries left for the request at the head
  * @rnr_work: retries the send queue after an RNR
+ * @rnr_node: entry in the RNR waiters while the head request waits for a
+ *	receive (send.c)
+ * @rnr_lid: the LID of the QP it waits for
+ * @rnr_qpn: that QP's QPN
+ * @rnr_srq: that QP's SRQ, or NULL (compared, never dereferenced)
  */
 struct pv_qp {
 	struct ib_qp ib;
@@ -279,6 +284,10 @@ struct pv_qp {
 	bool sig_all;
 	u8 rnr_left;
 	struct delayed_work rnr_work;
+	struct list_head rnr_node;
+	u16 rnr_lid;
+	u32 rnr_qpn;
+	void *rnr_srq;
 };
 
 static inline struct pv_dev *to_pv_dev(struct ib_device *ib)
@@ -387,5 +396,7 @@ int pv_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 void pv_sq_progress(struct pv_qp *qp);
 void pv_sq_flush(struct pv_qp *qp);
 void pv_rnr_work(struct work_struct *work);
+void pv_rnr_wake(struct pv_qp *qp, struct pv_srq *srq);
+void pv_rnr_forget(struct pv_qp *qp);
 
 #endif /* _PERCS_VERBS_H */
