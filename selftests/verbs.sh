@@ -28,7 +28,7 @@ tmo=${PERCS_VERBS_TIMEOUT:-60}
 knobs=/sys/kernel/debug/percs/isr
 links=$knobs/links
 scratch=$(mktemp -d)
-plan=37
+plan=39
 
 n=0
 failures=0
@@ -206,10 +206,23 @@ else
 	skip "rdma-core python tests" "python3-pyverbs not installed"
 fi
 
-# 36-37: unload
-check "rmmod percs_verbs" rmmod percs_verbs
+# 36-39: unload while a process holds a device (the core disassociates
+# its context: our objects are destroyed under it), then a clean cycle
+port=$((port + 1))
+timeout "$tmo" ibv_rc_pingpong -d percs4 -p "$port" -n 1 >"$scratch/hold.txt" 2>&1 &
+hold=$!
+listening "$port"
+check "rmmod percs_verbs while a process holds percs4 (a QP, an MR, a CQ)" \
+	timeout 60 rmmod percs_verbs
+inuse=$(cat /sys/class/percs/percs-hfi4/windows_in_use)
+check "its QP's window went with the device (windows_in_use $inuse)" \
+	[ "$inuse" -eq 0 ]
+kill "$hold" 2>/dev/null
+wait "$hold" 2>/dev/null
 check "ibv_devices lists nothing after rmmod" \
 	bash -c '! ibv_devices 2>&1 | grep -q percs'
+check "insmod and rmmod percs_verbs again" \
+	bash -c "insmod '$vko' && rmmod percs_verbs"
 rm -rf "$scratch"
 [ "$n" -eq "$plan" ] || diag "ran $n tests, planned $plan"
 exit $((failures > 0))
