@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# verbs-vs-rxe.sh [-n ITERS] [PERCS_VERBS_KO]: perftest over the percs
+# verbs device and over rdma_rxe (on a dummy netdev) in the same boot, one
+# table: the figure of each, percs/rxe, and the issue's target for it.
+#
+# Run as root in the test VM with percs.ko loaded, e.g.
+#   tools/vm/percs-vm --module ./percs.ko -- tools/bench/verbs-vs-rxe.sh
+# Latencies are perftest's t_typical (half round trip, us); ib_write_bw is
+# its BW average (MB/s) at 64 KiB.  Each program is a server and a client
+# over localhost; percs runs between the two HFIs of hub 0 (percs0,
+# percs1), rxe on one device.  Exit status 1 when a program failed (no
+# result row), 0 otherwise: the targets are reported, not asserted.
+
+set -u
+iters=2000
+if [ "${1:-}" = -n ]; then
+	iters=$2
+	shift 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+vko=${1:-$here/../../percs_verbs.ko}
+scratch=$(mktemp -d)
+failed=0
+port=19515
+
+say() { echo "verbs-vs-rxe: $*" >&2; }
+
+setup() {
+	modprobe ib_uverbs || return 1
+	grep -q '^percs_verbs ' /proc/modules || insmod "$vko" || return 1
+	modprobe crc32_generic && modprobe rdma_rxe && modprobe dummy ||
+		return 1
+	ip link add pvbench0 type dummy &&
+	ip addr add 10.77.0.1/24 dev pvbench0 &&
+	ip link set pvbench0 up &&
+	rdma link add pvrxe0 type rxe netdev pvbench0
+}
+
+teardown() {
+	rdma link delete pvrxe0 2>/dev/null
+	ip link delete pvbench0 2>/dev/null
+	rm -rf "$scratch"
+}
+
+# run PROG COLUMN SDEV CDEV ARGS...: print the figure in COLUMN of the
+# client's result row (5: t_typical of a latency test, 4: BW average of
+# a bandwidth test), or nothing.
+run() {
+	local prog=$1 col=$2 sdev=$3 cdev=$4 spid
+	shift 4
+	port=$((port + 1))
+	timeout 120 "$prog" -d "$sdev" -p "$port" "$@" >"$scratch/s" 2>&1 &
+	spid=$!
+	sleep 2
+	timeout 120 "$prog" -d "$cdev" -p "$port" "$@" localhost \
+		>"$scratch/c" 2>&1
+	wait "$spid"
+	awk -v c="$col" '/^ +[0-9]+ +[0-9]+ +[0-9.]+/ { print $c; exit }' \
+		"$scratch/c"
+}
+
+trap teardown EXIT
+setup || { say "cannot set up percs_verbs and rdma_rxe"; exit 1; }
+sleep 1
+
+printf '%-22s %12s %12s %10s %s\n' test percs rxe percs/rxe target
+# name, program, column, target relation (le, ge, none) and value, args
+while read -r name prog col rel target args; do
+	say "$name"
+	# shellcheck disable=SC2086 # args are words
+	p=$(run "$prog" "$col" percs0 percs1 $args)
+	# shellcheck disable=SC2086
+	r=$(run "$prog" "$col" pvrxe0 pvrxe0 -x 1 $args)
+	[ -n "$p" ] && [ -n "$r" ] || failed=1
+	awk -v n="$name" -v p="${p:-}" -v r="${r:-}" -v rel="$rel" -v t="$target" '
+	BEGIN {
+		ratio = -1
+		if (p != "" && r != "" && r > 0)
+			ratio = p / r
+		met = "no result"
+		if (ratio >= 0 && rel == "le")
+			met = ratio <= t ? "met" : "missed"
+		if (ratio >= 0 && rel == "ge")
+			met = ratio >= t ? "met" : "missed"
+		rs = ratio < 0 ? "-" : sprintf("%.2f", ratio)
+		op = rel == "le" ? "<= " t : ">= " t
+		if (rel == "none") {
+			op = "none"
+			met = ratio < 0 ? "no result" : "-"
+		}
+		printf "%-22s %12s %12s %10s %s (%s)\n", n, \
+			(p == "" ? "-" : p), (r == "" ? "-" : r), rs, op, met
+	}'
+done <<EOT
+ib_send_lat_us ib_send_lat 5 le 0.33 -n $iters
+ib_write_lat_us ib_write_lat 5 le 0.33 -n $iters
+ib_read_lat_us ib_read_lat 5 none 0 -n $((iters / 2))
+ib_atomic_lat_us ib_atomic_lat 5 le 0.33 -n $((iters / 2))
+ib_write_bw_64k_MBps ib_write_bw 4 ge 3 -n 300 -s 65536
+EOT
+exit $failed
