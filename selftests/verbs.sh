@@ -170,8 +170,8 @@ if [ -x "$attack" ]; then
 	"$attack" 1 0 >"$scratch/attack.txt" 2>&1
 	arc=$?
 	sed 's/^/# /' "$scratch/attack.txt" | tee -a "$out/verbs.tap"
-	check "native reservation with the verbs job key refused" \
-		grep -q "^ok native reservation" "$scratch/attack.txt"
+	check "the verbs QP window is in a job of its own (no native job)" \
+		grep -q "^ok the verbs QP window is in a job of its own" "$scratch/attack.txt"
 	check "native FIFO packet to a verbs QP window refused (EACCES), nothing received" \
 		[ "$arc" -eq 0 ]
 	# Release the waiting server: a client that connects and leaves.
@@ -182,7 +182,7 @@ if [ -x "$attack" ]; then
 		[ "$inuse" -eq 0 ]
 else
 	skip "a verbs QP holds a window of its HFI" "no $attack"
-	skip "native reservation with the verbs job key refused" "no $attack"
+	skip "the verbs QP window is in a job of its own" "no $attack"
 	skip "native FIFO packet to a verbs QP window refused" "no $attack"
 	skip "the window is released with the QP" "no $attack"
 fi
