@@ -28,7 +28,7 @@ tmo=${PERCS_VERBS_TIMEOUT:-60}
 knobs=/sys/kernel/debug/percs/isr
 links=$knobs/links
 scratch=$(mktemp -d)
-plan=39
+plan=40
 
 n=0
 failures=0
@@ -158,7 +158,7 @@ after=$(link_packets)
 check "link counters carry the verbs traffic ($((after - before)) packets)" \
 	[ $((after - before)) -ge 3200 ]
 
-# 31-34: a native window cannot reach a verbs QP's window
+# 31-35: a native window cannot reach a verbs QP's window
 if [ -x "$attack" ]; then
 	port=$((port + 1))
 	timeout "$tmo" ibv_rc_pingpong -d percs2 -p "$port" -n 1 >"$scratch/hold.txt" 2>&1 &
@@ -167,6 +167,9 @@ if [ -x "$attack" ]; then
 	inuse=$(cat /sys/class/percs/percs-hfi2/windows_in_use)
 	check "a verbs QP holds a window of its HFI (windows_in_use $inuse)" \
 		[ "$inuse" -eq 1 ]
+	ctlout=$("$build/tools/percs-ctl" windows --hfi 2 2>&1)
+	check "percs-ctl windows shows it as a verbs QP (mode qp)" \
+		grep -q -E '^ *2 +0 +[0-9]+ .* qp ' <<<"$ctlout"
 	"$attack" 1 0 >"$scratch/attack.txt" 2>&1
 	arc=$?
 	sed 's/^/# /' "$scratch/attack.txt" | tee -a "$out/verbs.tap"
@@ -182,12 +185,13 @@ if [ -x "$attack" ]; then
 		[ "$inuse" -eq 0 ]
 else
 	skip "a verbs QP holds a window of its HFI" "no $attack"
+	skip "percs-ctl windows shows it as a verbs QP" "no $attack"
 	skip "the verbs QP window is in a job of its own" "no $attack"
 	skip "native FIFO packet to a verbs QP window refused" "no $attack"
 	skip "the window is released with the QP" "no $attack"
 fi
 
-# 35: rdma-core's python tests (python3-pyverbs) on percs0.  The
+# 36: rdma-core's python tests (python3-pyverbs) on percs0.  The
 # tests dir ships partly gzipped; Debian's python3 has pyverbs.
 pytests="test_device test_pd test_mr test_cq test_cq_events test_qp test_atomic test_addr test_shared_pd test_cqex test_qpex"
 if [ -d /usr/share/doc/rdma-core/tests ] && /usr/bin/python3 -c 'import pyverbs' 2>/dev/null; then
@@ -206,7 +210,7 @@ else
 	skip "rdma-core python tests" "python3-pyverbs not installed"
 fi
 
-# 36-39: unload while a process holds a device (the core disassociates
+# 37-40: unload while a process holds a device (the core disassociates
 # its context: our objects are destroyed under it), then a clean cycle
 port=$((port + 1))
 timeout "$tmo" ibv_rc_pingpong -d percs4 -p "$port" -n 1 >"$scratch/hold.txt" 2>&1 &

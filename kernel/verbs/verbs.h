@@ -27,11 +27,12 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <linux/percs.h>
 
 #include "kapi.h"
 
 /* Limits reported by query_device and enforced by the create verbs. */
-#define PV_QPN_BASE		0x100	/* QPN of window 0 */
+#define PV_QPN_BASE		PERCS_VERBS_QPN_BASE	/* QPN of window 0 */
 #define PV_MAX_QP_WR		4096
 #define PV_MAX_SGE		8
 #define PV_MAX_INLINE		256

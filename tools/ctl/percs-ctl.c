@@ -463,7 +463,9 @@ static int cmd_windows(struct sys *s, bool json, long only)
 				ret = 1;
 				break;
 			}
-			mode = q.wflags & PERCS_WINDOW_F_POLL ? "poll" : "kick";
+			/* A kernel window is a verbs QP's (percs_verbs.ko). */
+			mode = q.wflags & PERCS_WINDOW_F_KERNEL ? "qp" :
+			       q.wflags & PERCS_WINDOW_F_POLL ? "poll" : "kick";
 			/* Another user's job: in use, and nothing more to tell. */
 			hidden = q.state == PERCS_WSTATE_HIDDEN;
 			if (json) {
@@ -481,6 +483,8 @@ static int cmd_windows(struct sys *s, bool json, long only)
 					ju64(&o, "uid", q.uid);
 				}
 				jstr(&o, "mode", mode);
+				if (q.wflags & PERCS_WINDOW_F_KERNEL)
+					ju64(&o, "qpn", PERCS_VERBS_QPN_BASE + win);
 				ju64(&o, "send_fifo_size", q.send_fifo_size);
 				ju64(&o, "recv_fifo_size", q.recv_fifo_size);
 				if (hidden) {

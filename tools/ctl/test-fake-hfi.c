@@ -122,11 +122,15 @@ int ioctl(int fd, unsigned long req, ...)
 			.packets_sent = 10 * w + 1, .packets_received = 20,
 			.send_errors = 3, .send_blocked = 4,
 		};
-		/* HFI 3's window: another user's, as the module shows it. */
+		/*
+		 * HFI 3's window: another user's verbs QP, as the module
+		 * shows it.
+		 */
 		if (n == 3)
 			*q = (struct percs_window_query) {
 				.size = sizeof(*q), .window = w,
 				.state = PERCS_WSTATE_HIDDEN,
+				.wflags = PERCS_WINDOW_F_KERNEL,
 				.send_fifo_size = 65536, .recv_fifo_size = 4096,
 			};
 		return 0;

@@ -607,6 +607,8 @@ struct percs_hfi_info {
  * a kernel client's (a verbs QP of percs_verbs.ko), in a job of its own.
  */
 #define PERCS_WINDOW_F_KERNEL	(1U << 31)
+/* A verbs QP's QPN is this plus the index of its (kernel) window. */
+#define PERCS_VERBS_QPN_BASE	0x100
 
 #define PERCS_WINDOW_ANY	0xffffffffU
 
