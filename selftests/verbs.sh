@@ -28,7 +28,7 @@ tmo=${PERCS_VERBS_TIMEOUT:-60}
 knobs=/sys/kernel/debug/percs/isr
 links=$knobs/links
 scratch=$(mktemp -d)
-plan=40
+plan=42
 
 n=0
 failures=0
@@ -191,7 +191,39 @@ else
 	skip "the window is released with the QP" "no $attack"
 fi
 
-# 36: rdma-core's python tests (python3-pyverbs) on percs0.  The
+# 36-37: an MR is charged to RLIMIT_MEMLOCK as a native registration: a
+# user without CAP_IPC_LOCK (nobody) cannot register 1 MiB under a
+# 128 KiB limit, and can under 64 MiB (the server then waits: killed)
+chmod 666 /dev/infiniband/uverbs* 2>/dev/null
+memlock_try() {
+	local limit=$1
+	port=$((port + 1))
+	( ulimit -l "$limit" && exec setpriv --reuid=65534 --regid=65534 \
+		--clear-groups --inh-caps=-all ibv_rc_pingpong -d percs0 \
+		-p "$port" -s 1048576 -n 1 ) >"$scratch/memlock.txt" 2>&1 &
+	local pid=$! hex _
+	hex=$(printf ':%04X ' "$port")
+	for _ in $(seq 200); do
+		if grep -q -E "$hex[0-9A-F:]+ 0A " /proc/net/tcp /proc/net/tcp6 2>/dev/null; then
+			kill "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			echo listening
+			return
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$pid" 2>/dev/null
+	cat "$scratch/memlock.txt"
+}
+got=$(memlock_try 128)
+check "RLIMIT_MEMLOCK 128 KiB: a 1 MiB MR is refused (nobody)" \
+	grep -q "Couldn't register MR" <<<"$got"
+got=$(memlock_try 65536)
+check "RLIMIT_MEMLOCK 64 MiB: the 1 MiB MR is registered (nobody)" \
+	[ "$got" = listening ]
+
+# 38: rdma-core's python tests (python3-pyverbs) on percs0.  The
 # tests dir ships partly gzipped; Debian's python3 has pyverbs.
 pytests="test_device test_pd test_mr test_cq test_cq_events test_qp test_atomic test_addr test_shared_pd test_cqex test_qpex"
 if [ -d /usr/share/doc/rdma-core/tests ] && /usr/bin/python3 -c 'import pyverbs' 2>/dev/null; then
@@ -210,7 +242,7 @@ else
 	skip "rdma-core python tests" "python3-pyverbs not installed"
 fi
 
-# 37-40: unload while a process holds a device (the core disassociates
+# 39-42: unload while a process holds a device (the core disassociates
 # its context: our objects are destroyed under it), then a clean cycle
 port=$((port + 1))
 timeout "$tmo" ibv_rc_pingpong -d percs4 -p "$port" -n 1 >"$scratch/hold.txt" 2>&1 &
