@@ -66,7 +66,8 @@ static int pv_query_device(struct ib_device *ibdev,
 	memset(attr, 0, sizeof(*attr));
 	attr->fw_ver = 1;
 	attr->sys_image_guid = dev->guid;
-	attr->max_mr_size = PV_MAX_MSG;
+	/* One MR is one NMMU registration. */
+	attr->max_mr_size = PERCS_MR_MAX_LENGTH;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->vendor_id = PV_VENDOR_ID;
 	attr->vendor_part_id = PV_PART_ID;
