@@ -28,7 +28,7 @@ tmo=${PERCS_VERBS_TIMEOUT:-60}
 knobs=/sys/kernel/debug/percs/isr
 links=$knobs/links
 scratch=$(mktemp -d)
-plan=42
+plan=48
 
 n=0
 failures=0
@@ -157,8 +157,16 @@ after=$(link_packets)
 # 100 x 64 KiB cut into 2 KiB packets: at least 3200 packets per hop.
 check "link counters carry the verbs traffic ($((after - before)) packets)" \
 	[ $((after - before)) -ge 3200 ]
+# The other bandwidth tests, and perftest over UC and UD
+far_dev=percs$last
+pair "ib_send_bw, percs0 <-> $far_dev" "$row" ib_send_bw percs0 "$far_dev" -n 100
+pair "ib_read_bw, percs0 <-> $far_dev" "$row" ib_read_bw percs0 "$far_dev" -n 100
+pair "ib_atomic_bw, percs0 <-> $far_dev" "$row" ib_atomic_bw percs0 "$far_dev" -n 100
+pair "ib_send_bw -c UC, percs0 <-> $far_dev" "$row" ib_send_bw percs0 "$far_dev" -n 100 -c UC
+pair "ib_send_bw -c UD, percs0 <-> $far_dev" "$row" ib_send_bw percs0 "$far_dev" -n 100 -c UD
+pair "ib_write_lat -c UC, percs0 <-> $far_dev" "$row" ib_write_lat percs0 "$far_dev" -n 100 -c UC
 
-# 31-35: a native window cannot reach a verbs QP's window
+# 37-41: a native window cannot reach a verbs QP's window
 if [ -x "$attack" ]; then
 	port=$((port + 1))
 	timeout "$tmo" ibv_rc_pingpong -d percs2 -p "$port" -n 1 >"$scratch/hold.txt" 2>&1 &
@@ -191,7 +199,7 @@ else
 	skip "the window is released with the QP" "no $attack"
 fi
 
-# 36-37: an MR is charged to RLIMIT_MEMLOCK as a native registration: a
+# 42-43: an MR is charged to RLIMIT_MEMLOCK as a native registration: a
 # user without CAP_IPC_LOCK (nobody) cannot register 1 MiB under a
 # 128 KiB limit, and can under 64 MiB (the server then waits: killed)
 chmod 666 /dev/infiniband/uverbs* 2>/dev/null
@@ -223,7 +231,7 @@ got=$(memlock_try 65536)
 check "RLIMIT_MEMLOCK 64 MiB: the 1 MiB MR is registered (nobody)" \
 	[ "$got" = listening ]
 
-# 38: rdma-core's python tests (python3-pyverbs) on percs0.  The
+# 44: rdma-core's python tests (python3-pyverbs) on percs0.  The
 # tests dir ships partly gzipped; Debian's python3 has pyverbs.
 pytests="test_device test_pd test_mr test_cq test_cq_events test_qp test_atomic test_addr test_shared_pd test_cqex test_qpex"
 if [ -d /usr/share/doc/rdma-core/tests ] && /usr/bin/python3 -c 'import pyverbs' 2>/dev/null; then
@@ -242,7 +250,7 @@ else
 	skip "rdma-core python tests" "python3-pyverbs not installed"
 fi
 
-# 39-42: unload while a process holds a device (the core disassociates
+# 45-48: unload while a process holds a device (the core disassociates
 # its context: our objects are destroyed under it), then a clean cycle
 port=$((port + 1))
 timeout "$tmo" ibv_rc_pingpong -d percs4 -p "$port" -n 1 >"$scratch/hold.txt" 2>&1 &
