@@ -56,6 +56,41 @@ static void percs_job_put(struct percs_job *job)
 	kfree(job);
 }
 
+/*
+ * A job holding one reference, with a key.  @user: charged to the
+ * caller's user and owned by it (a job fd's); else owned by the kernel
+ * and charged to no one (a kernel client's).
+ */
+static struct percs_job *percs_job_alloc(struct percs_dev *pd, bool user)
+{
+	gfp_t gfp = user ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
+	struct percs_job *job;
+	int ret;
+
+	job = kzalloc(sizeof(*job), gfp);
+	if (!job)
+		return ERR_PTR(-ENOMEM);
+	if (user) {
+		job->quota = percs_quota_charge(pd, PERCS_QUOTA_JOBS);
+		if (IS_ERR(job->quota)) {
+			ret = PTR_ERR(job->quota);
+			kfree(job);
+			return ERR_PTR(ret);
+		}
+	}
+	job->pd = pd;
+	job->owner = user ? current_euid() : GLOBAL_ROOT_UID;
+	refcount_set(&job->ref, 1);
+	ret = xa_alloc_cyclic(&pd->jobs, &job->key, job,
+			      XA_LIMIT(1, U32_MAX), &pd->next_job_key, gfp);
+	if (ret < 0) {
+		percs_quota_uncharge(pd, job->quota, PERCS_QUOTA_JOBS);
+		kfree(job);
+		return ERR_PTR(ret);
+	}
+	return job;
+}
+
 /**
  * percs_job_create() - PERCS_IOC_JOB_CREATE
  * @pd: the system
@@ -78,26 +113,9 @@ int percs_job_create(struct percs_dev *pd, struct percs_job_create *req,
 
 	if (req->flags || req->fd || req->job_key)
 		return -EINVAL;
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
-	if (!job)
-		return -ENOMEM;
-	job->quota = percs_quota_charge(pd, PERCS_QUOTA_JOBS);
-	if (IS_ERR(job->quota)) {
-		ret = PTR_ERR(job->quota);
-		kfree(job);
-		return ret;
-	}
-	job->pd = pd;
-	job->owner = current_euid();
-	refcount_set(&job->ref, 1);
-	ret = xa_alloc_cyclic(&pd->jobs, &job->key, job,
-			      XA_LIMIT(1, U32_MAX), &pd->next_job_key,
-			      GFP_KERNEL_ACCOUNT);
-	if (ret < 0) {
-		percs_quota_uncharge(pd, job->quota, PERCS_QUOTA_JOBS);
-		kfree(job);
-		return ret;
-	}
+	job = percs_job_alloc(pd, true);
+	if (IS_ERR(job))
+		return PTR_ERR(job);
 
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
@@ -247,23 +265,7 @@ static const struct file_operations percs_job_fops = {
  */
 struct percs_job *percs_job_create_kernel(struct percs_dev *pd)
 {
-	struct percs_job *job;
-	int ret;
-
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
-	if (!job)
-		return ERR_PTR(-ENOMEM);
-	job->pd = pd;
-	job->owner = GLOBAL_ROOT_UID;
-	refcount_set(&job->ref, 1);
-	ret = xa_alloc_cyclic(&pd->jobs, &job->key, job,
-			      XA_LIMIT(1, U32_MAX), &pd->next_job_key,
-			      GFP_KERNEL);
-	if (ret < 0) {
-		kfree(job);
-		return ERR_PTR(ret);
-	}
-	return job;
+	return percs_job_alloc(pd, false);
 }
 
 /**
