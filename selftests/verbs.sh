@@ -70,8 +70,8 @@ pair() {
 		ok "$desc"
 	else
 		not_ok "$desc (server exit $src, client exit $crc)"
-		diag "server:"; tail -n 4 "$srv" | sed 's/^/#   /'
-		diag "client:"; tail -n 4 "$cli" | sed 's/^/#   /'
+		diag "server:"; head -n 30 "$srv" | sed 's/^/#   /'
+		diag "client:"; head -n 30 "$cli" | sed 's/^/#   /'
 	fi
 }
 
