@@ -28,7 +28,7 @@ tmo=${PERCS_VERBS_TIMEOUT:-60}
 knobs=/sys/kernel/debug/percs/isr
 links=$knobs/links
 scratch=$(mktemp -d)
-plan=48
+plan=51
 
 n=0
 failures=0
@@ -248,7 +248,26 @@ else
 	skip "rdma-core python tests" "python3-pyverbs not installed"
 fi
 
-# 45-48: unload while a process holds a device (the core disassociates
+# 45-47: the verbs calls each device served, in its port's hw_counters
+# (ABI 1: each is a system call), and verbs-floor, the cost of one
+hwc() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo -1; }
+s0=$(hwc percs0 post_send_calls) r1=$(hwc percs1 post_recv_calls)
+p0=$(hwc percs0 poll_cq_calls) e0=$(hwc percs0 poll_cq_empty)
+pair "ibv_rc_pingpong -n 50 for the counters" "$pp" ibv_rc_pingpong percs0 percs1 -n 50
+s0=$(($(hwc percs0 post_send_calls) - s0)) r1=$(($(hwc percs1 post_recv_calls) - r1))
+p0=$(($(hwc percs0 poll_cq_calls) - p0)) e0=$(($(hwc percs0 poll_cq_empty) - e0))
+diag "hw_counters over 50 ping-pongs: percs0 post_send $s0, poll_cq $p0 ($e0 empty); percs1 post_recv $r1"
+check "hw_counters count posts and polls (post_send >= 50, post_recv >= 50, polls > empty)" \
+	[ "$s0" -ge 50 ] && [ "$r1" -ge 50 ] && [ "$p0" -gt "$e0" ] && [ "$e0" -ge 0 ]
+floor_out=$("$build/tools/verbs-floor" percs0 1000 2>&1)
+"$build/tools/verbs-floor" percs0 10 >/dev/null 2>&1
+bad=$?
+diag "verbs-floor: $(tr '\n' ' ' <<<"$floor_out")"
+check "verbs-floor measures a verbs command and a system call; refuses CALLS 10 (exit $bad)" \
+	grep -q -E '^verbs_call_ns [1-9][0-9]*$' <<<"$floor_out" &&
+	grep -q -E '^syscall_ns [1-9][0-9]*$' <<<"$floor_out" && [ "$bad" -eq 2 ]
+
+# 48-51: unload while a process holds a device (the core disassociates
 # its context: our objects are destroyed under it), then a clean cycle
 port=$((port + 1))
 timeout "$tmo" ibv_rc_pingpong -d percs4 -p "$port" -n 1 >"$scratch/hold.txt" 2>&1 &

@@ -96,6 +96,7 @@ int pv_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
 	struct pv_cq *cq = to_pv_cq(ibcq);
 	int i;
 
+	pv_count(ibcq->device, PV_STAT_POLL_CQ);
 	spin_lock(&cq->lock);
 	for (i = 0; i < n && cq->count; i++) {
 		wc[i] = cq->wc[cq->head];
@@ -103,6 +104,8 @@ int pv_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
 		cq->count--;
 	}
 	spin_unlock(&cq->lock);
+	if (!i)
+		pv_count(ibcq->device, PV_STAT_POLL_CQ_EMPTY);
 	return i;
 }
 
@@ -111,6 +114,7 @@ int pv_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	struct pv_cq *cq = to_pv_cq(ibcq);
 	int ret = 0;
 
+	pv_count(ibcq->device, PV_STAT_REQ_NOTIFY);
 	spin_lock(&cq->lock);
 	/* NEXT_COMP wins over SOLICITED when both were asked. */
 	if (cq->notify != IB_CQ_NEXT_COMP)

@@ -159,6 +159,7 @@ static const struct ib_device_ops pv_dev_ops = {
 	.driver_id = RDMA_DRIVER_HFI1,
 	.uverbs_abi_ver = 1,
 
+	.alloc_hw_port_stats = pv_alloc_hw_port_stats,
 	.alloc_pd = pv_alloc_pd,
 	.alloc_ucontext = pv_alloc_ucontext,
 	.create_ah = pv_create_ah,
@@ -175,6 +176,7 @@ static const struct ib_device_ops pv_dev_ops = {
 	.destroy_qp = pv_destroy_qp,
 	.destroy_srq = pv_destroy_srq,
 	.disassociate_ucontext = pv_disassociate_ucontext,
+	.get_hw_stats = pv_get_hw_stats,
 	.get_link_layer = pv_get_link_layer,
 	.get_port_immutable = pv_get_port_immutable,
 	.modify_qp = pv_modify_qp,

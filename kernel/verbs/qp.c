@@ -355,6 +355,7 @@ int pv_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	bool flush;
 	int ret = 0;
 
+	pv_count(ibqp->device, PV_STAT_POST_RECV);
 	if (qp->srq) {
 		*bad = wr;
 		return -EINVAL;

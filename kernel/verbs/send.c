@@ -748,6 +748,7 @@ int pv_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	bool flush;
 	int ret = 0;
 
+	pv_count(ibqp->device, PV_STAT_POST_SEND);
 	/* Only user QPs exist (no kernel ULP can get a DMA MR). */
 	if (!ibqp->uobject) {
 		*bad = wr;

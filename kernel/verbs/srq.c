@@ -95,6 +95,7 @@ int pv_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	struct pv_srq *srq = to_pv_srq(ibsrq);
 	int ret = 0;
 
+	pv_count(ibsrq->device, PV_STAT_POST_RECV);
 	spin_lock(&srq->lock);
 	for (; wr; wr = wr->next) {
 		ret = pv_rq_post(&srq->rq, wr);

@@ -50,6 +50,16 @@
 #define PV_PKEY			0xffff	/* the default partition only */
 #define PV_MR_KEY_BITS		8	/* low key bits: a variant byte */
 
+/* The calls counted per device (stats.c); each is one uverbs command. */
+enum pv_stat {
+	PV_STAT_POST_SEND,
+	PV_STAT_POST_RECV,	/* to a QP or an SRQ */
+	PV_STAT_POLL_CQ,
+	PV_STAT_POLL_CQ_EMPTY,	/* of the above, those that found nothing */
+	PV_STAT_REQ_NOTIFY,
+	PV_NR_STATS
+};
+
 /**
  * struct pv_dev - the verbs device of one HFI
  * @ib: the ib_device
@@ -64,6 +74,7 @@
  * @nr_cqs: CQs allocated
  * @nr_srqs: SRQs allocated
  * @nr_ahs: AHs allocated
+ * @stats: calls served, by &enum pv_stat
  */
 struct pv_dev {
 	struct ib_device ib;
@@ -78,6 +89,7 @@ struct pv_dev {
 	atomic_t nr_cqs;
 	atomic_t nr_srqs;
 	atomic_t nr_ahs;
+	atomic64_t stats[PV_NR_STATS];
 };
 
 struct pv_ucontext {
@@ -296,6 +308,11 @@ static inline struct pv_dev *to_pv_dev(struct ib_device *ib)
 	return container_of(ib, struct pv_dev, ib);
 }
 
+static inline void pv_count(struct ib_device *ib, enum pv_stat stat)
+{
+	atomic64_inc(&to_pv_dev(ib)->stats[stat]);
+}
+
 static inline struct pv_pd *to_pv_pd(struct ib_pd *ib)
 {
 	return container_of(ib, struct pv_pd, ib);
@@ -358,6 +375,10 @@ int pv_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		 struct ib_udata *udata);
 int pv_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int pv_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
+struct rdma_hw_stats *pv_alloc_hw_port_stats(struct ib_device *ibdev,
+					     u32 port);
+int pv_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		    u32 port, int index);
 int pv_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void pv_cq_post(struct pv_cq *cq, const struct ib_wc *wc, bool solicited);
 

@@ -33,7 +33,7 @@ MANDIR ?= $(PREFIX)/share/man
 
 .PHONY: bench bench-unit-tests install-bench
 all: bench
-bench: $(BENCH_BIN) $(BENCH_MAN)
+bench: $(BENCH_BIN) $(BENCH_MAN) $(BUILD)/tools/verbs-floor
 
 $(BUILD)/tools/bench/%.o: $(SRC)/tools/bench/%.c $(SRC)/tools/bench/bench.h \
 			  $(SRC)/lib/percs.h $(SRC)/include/uapi/linux/percs.h
@@ -43,6 +43,11 @@ $(BUILD)/tools/bench/%.o: $(SRC)/tools/bench/%.c $(SRC)/tools/bench/bench.h \
 $(BENCH_BIN): $(BENCH_OBJS) $(BENCH_LIBA)
 	@mkdir -p $(@D)
 	$(CC) -pthread -o $@ $(BENCH_OBJS) $(BENCH_LIBA) -lm
+
+# The cost of one verbs command, for tools/bench/verbs-vs-rxe.sh's floor.
+$(BUILD)/tools/verbs-floor: $(SRC)/tools/bench/verbs-floor.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -o $@ $< -libverbs
 
 $(BUILD)/tools/bench/san/%.o: $(SRC)/tools/bench/%.c $(SRC)/tools/bench/bench.h \
 			      $(SRC)/lib/percs.h $(SRC)/include/uapi/linux/percs.h
