@@ -240,8 +240,10 @@ int pv_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->mtu = attr->path_mtu;
 	if (mask & IB_QP_TIMEOUT)
 		qp->timeout = attr->timeout;
-	if (mask & IB_QP_RETRY_CNT)
+	if (mask & IB_QP_RETRY_CNT) {
 		qp->retry_cnt = attr->retry_cnt;
+		qp->retry_left = attr->retry_cnt;
+	}
 	if (mask & IB_QP_RNR_RETRY) {
 		qp->rnr_retry = attr->rnr_retry;
 		qp->rnr_left = attr->rnr_retry;

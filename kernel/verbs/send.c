@@ -8,9 +8,13 @@
  * link counters, knobs, the job rule), and moves its bytes between the
  * pinned pages of the registrations on both sides.  An RC SEND that finds
  * no receive posted waits (RNR) and is retried by a work item, up to
- * rnr_retry times (7: for ever); everything else completes before the
- * post returns.  RC requests complete in order; the first error moves the
- * QP to the error state and flushes what is queued behind it.
+ * rnr_retry times (7: for ever); an RC request that finds no QP ready for
+ * it at the other end (not there, not connected back, or not yet ready to
+ * receive: InfiniBand drops such packets and nothing acknowledges them)
+ * is retried after the local ACK timeout, retry_cnt times, then completes
+ * with a retry error; everything else completes before the post returns.
+ * RC requests complete in order; the first error moves the QP to the
+ * error state and flushes what is queued behind it.
  *
  * UC and UD requests are not acknowledged: the drop and duplicate knobs
  * of the network apply to them, and what cannot be delivered (no receive,
@@ -310,12 +314,21 @@ static int pv_do_send(struct pv_xfer *x, enum ib_wc_status *st)
 }
 
 /* The peer's region of an rkey, checked for @access; NULL if refused. */
+/*
+ * The peer's MR a transfer of @len bytes at the request's remote address
+ * may use with @access, or NULL.  A zero-length transfer names no memory
+ * and its R_Key is not checked (IB C9-88; rdma-core users such as UCX
+ * flush a QP with one): only the peer QP's access is, and the answer is
+ * ZERO_SIZE_PTR, which the caller never dereferences.
+ */
 static struct pv_mr *pv_remote_mr(struct pv_xfer *x, u64 len, int access)
 {
 	struct pv_mr *mr;
 
 	if ((x->peer->access & access) != access)
 		return NULL;
+	if (!len)
+		return ZERO_SIZE_PTR;
 	mr = pv_mr_lookup_rcu(x->dev, x->wqe->rkey);
 	if (!mr || pv_mr_check(mr, x->peer->ib.pd, x->wqe->remote_addr, len,
 			       access))
@@ -341,12 +354,15 @@ static int pv_do_write(struct pv_xfer *x, enum ib_wc_status *st)
 		if (x->unreliable || !pv_recv_or_wait(x, &r))
 			return x->unreliable ? 0 : -EAGAIN;
 	}
+	if (mr == ZERO_SIZE_PTR)
+		goto done;
 	pv_seg_one(&sink, mr->pmr, pv_mr_va(mr, x->wqe->remote_addr), NULL,
 		   x->local.total);
 	if (pv_copy(&sink, 0, &x->local, x->local.total)) {
 		*st = IB_WC_REM_ACCESS_ERR;
 		return 0;
 	}
+done:
 	if (imm)
 		pv_recv_complete(x, &r, IB_WC_SUCCESS,
 				 IB_WC_RECV_RDMA_WITH_IMM, x->local.total);
@@ -372,10 +388,11 @@ static int pv_do_read(struct pv_xfer *x, enum ib_wc_status *st)
 		*st = IB_WC_REM_ACCESS_ERR;
 		return 0;
 	}
-	if (pv_response(x, len) < 0) {
-		*st = IB_WC_RETRY_EXC_ERR;
+	/* The response lost: a read is asked again (it changes nothing). */
+	if (pv_response(x, len) < 0)
+		return -ETIMEDOUT;
+	if (mr == ZERO_SIZE_PTR)
 		return 0;
-	}
 	pv_seg_one(&src, mr->pmr, pv_mr_va(mr, x->wqe->remote_addr), NULL,
 		   len);
 	if (pv_copy(&x->local, 0, &src, len))
@@ -432,6 +449,15 @@ static int pv_find_peer(struct pv_xfer *x)
 	peer = pv_qp_lookup_rcu(x->dev, dqpn);
 	if (!peer || peer->ib.qp_type != qp->ib.qp_type)
 		return 1;
+	switch (READ_ONCE(peer->state)) {
+	case IB_QPS_RTR:
+	case IB_QPS_RTS:
+	case IB_QPS_SQD:
+		break;
+	default:
+		/* Not ready to receive: the packet is dropped. */
+		return 1;
+	}
 	if (qp->ib.qp_type == IB_QPT_UD) {
 		u32 qkey = x->wqe->remote_qkey;
 
@@ -451,8 +477,9 @@ static int pv_find_peer(struct pv_xfer *x)
 
 /*
  * Carry out the request at the head of the send queue, under
- * rcu_read_lock() and qp->sq_lock.  Return: 0 with *@st set, or -EAGAIN
- * (RNR: try again later).
+ * rcu_read_lock() and qp->sq_lock.  Return: 0 with *@st set, -EAGAIN
+ * (RNR: try again later) or -ETIMEDOUT (RC, nothing acknowledged it:
+ * retry after the ACK timeout).
  */
 static int pv_execute(struct pv_qp *qp, struct pv_swqe *wqe,
 		      enum ib_wc_status *st)
@@ -477,20 +504,14 @@ static int pv_execute(struct pv_qp *qp, struct pv_swqe *wqe,
 	if (sink && x.local.total < wqe->len)
 		goto prot_err;
 
-	if (pv_find_peer(&x)) {
-		/* RC: no acknowledgement ever comes. */
-		if (!x.unreliable)
-			*st = IB_WC_RETRY_EXC_ERR;
-		return 0;
-	}
+	/* RC: no acknowledgement comes; UC, UD: lost silently. */
+	if (pv_find_peer(&x))
+		return x.unreliable ? 0 : -ETIMEDOUT;
 	copies = percs_kapi_xfer(qp->win, x.dev->info.hub, x.dev->info.unit,
 				 x.peer->ib.qp_num - PV_QPN_BASE, wire,
 				 x.unreliable ? PERCS_KAPI_XFER_UNRELIABLE : 0);
-	if (copies < 0) {
-		if (!x.unreliable)
-			*st = IB_WC_RETRY_EXC_ERR;
-		return 0;
-	}
+	if (copies < 0)
+		return x.unreliable ? 0 : -ETIMEDOUT;
 	/* UC has sequence numbers: only UD sees a duplicate arrive. */
 	if (qp->ib.qp_type != IB_QPT_UD)
 		copies = min(copies, 1);
@@ -558,12 +579,44 @@ static void pv_sq_complete(struct pv_qp *qp, enum ib_wc_status st)
 	qp->sq_count--;
 }
 
+/* The local ACK timeout in jiffies, at least one: 4.096 us << timeout. */
+static unsigned long pv_ack_timeout(const struct pv_qp *qp)
+{
+	return max(1UL, usecs_to_jiffies((4096ULL << qp->timeout) / 1000));
+}
+
+/*
+ * Another try for the head request later, or false when it has used its
+ * retries.  Under qp->sq_lock.
+ */
+static bool pv_retry_later(struct pv_qp *qp, int why)
+{
+	if (why == -EAGAIN) {
+		if (qp->rnr_retry != 7 && !qp->rnr_left)
+			return false;
+		if (qp->rnr_retry != 7)
+			qp->rnr_left--;
+		schedule_delayed_work(&qp->rnr_work, 1);
+		return true;
+	}
+	/* A try made by a post while the timer runs is not counted. */
+	if (delayed_work_pending(&qp->rnr_work))
+		return true;
+	/* A timeout of 0 is infinite: the request waits for ever. */
+	if (qp->timeout && !qp->retry_left)
+		return false;
+	if (qp->timeout)
+		qp->retry_left--;
+	schedule_delayed_work(&qp->rnr_work, pv_ack_timeout(qp));
+	return true;
+}
+
 /**
  * pv_sq_progress() - carry out the queued requests, in order
  * @qp: the QP; the caller holds none of its locks
  *
- * Stops at an RNR (the work item retries) or an error (the QP goes to
- * the error state and the rest is flushed).
+ * Stops at an RNR or an unacknowledged request (the work item retries)
+ * or an error (the QP goes to the error state and the rest is flushed).
  */
 void pv_sq_progress(struct pv_qp *qp)
 {
@@ -575,18 +628,16 @@ void pv_sq_progress(struct pv_qp *qp)
 		rcu_read_lock();
 		ret = pv_execute(qp, &qp->sq[qp->sq_head], &st);
 		rcu_read_unlock();
-		if (ret == -EAGAIN) {
-			if (qp->rnr_retry == 7 || qp->rnr_left) {
-				if (qp->rnr_retry != 7)
-					qp->rnr_left--;
-				schedule_delayed_work(&qp->rnr_work, 1);
+		if (ret) {
+			if (pv_retry_later(qp, ret))
 				break;
-			}
-			st = IB_WC_RNR_RETRY_EXC_ERR;
+			st = ret == -EAGAIN ? IB_WC_RNR_RETRY_EXC_ERR :
+					      IB_WC_RETRY_EXC_ERR;
 		}
 		if (!list_empty(&qp->rnr_node))
 			pv_rnr_forget(qp);
 		qp->rnr_left = qp->rnr_retry;
+		qp->retry_left = qp->retry_cnt;
 		pv_sq_complete(qp, st);
 		if (st != IB_WC_SUCCESS)
 			break;

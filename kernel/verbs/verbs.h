@@ -252,15 +252,16 @@ struct pv_swqe {
  * @sq_psn: send PSN (reported only)
  * @rq_psn: receive PSN (reported only)
  * @mtu: path MTU, IB_MTU_*
- * @timeout: local ACK timeout (reported only)
- * @retry_cnt: transport retries (reported only: the network never loses)
+ * @timeout: local ACK timeout, 4.096 us << @timeout; 0: none (for ever)
+ * @retry_cnt: transport retries of a request no QP acknowledged
  * @rnr_retry: RNR retries allowed, 7 for ever
  * @min_rnr_timer: IB encoding (reported only)
  * @max_rd_atomic: reported only
  * @max_dest_rd_atomic: reported only
  * @sig_all: every request completes (IB_SIGNAL_ALL_WR)
  * @rnr_left: RNR retries left for the request at the head
- * @rnr_work: retries the send queue after an RNR
+ * @retry_left: transport retries left for the request at the head
+ * @rnr_work: retries the send queue after an RNR or an ACK timeout
  * @rnr_node: entry in the RNR waiters while the head request waits for a
  *	receive (send.c)
  * @rnr_lid: the LID of the QP it waits for
@@ -296,6 +297,7 @@ struct pv_qp {
 	u8 max_dest_rd_atomic;
 	bool sig_all;
 	u8 rnr_left;
+	u8 retry_left;
 	struct delayed_work rnr_work;
 	struct list_head rnr_node;
 	u16 rnr_lid;
