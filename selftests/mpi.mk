@@ -20,3 +20,18 @@ $(MPIT_OUT)/%: $(MPIT_DIR)/%.c $(MPIT_DIR)/check.h $(PERCS_CC) $(MPI_SAN_LIB) \
 	@mkdir -p $(@D)
 	PERCS_CC_SANITIZE=1 $(PERCS_CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g \
 		-fno-sanitize-recover=all -o $@ $<
+
+# The same sources built as Debian's Open MPI builds them (mpicc from
+# libopenmpi-dev), for selftests/verbs.sh: Open MPI over UCX on the percs
+# verbs devices.  Into $(BUILD)/ompi-tests.
+OMPIT_OUT := $(BUILD)/ompi-tests
+OMPIT_BINS := $(OMPIT_OUT)/pingpong $(OMPIT_OUT)/coll
+MPICC ?= mpicc
+
+.PHONY: ompi-tests
+all: ompi-tests
+ompi-tests: $(OMPIT_BINS)
+
+$(OMPIT_OUT)/%: $(MPIT_DIR)/%.c $(MPIT_DIR)/check.h
+	@mkdir -p $(@D)
+	$(MPICC) -std=gnu11 -Wall -Wextra -Werror -O2 -g -o $@ $<

@@ -30,7 +30,8 @@
 # Environment: PERCS_OUT (required), PERCS_SRC, PERCS_BUILD, PERCS_MODULE,
 # PERCS_SELFTESTS="name ..." to run only some programs ("module" names
 # module.sh, "bench" bench.sh), PERCS_TEST_TIMEOUT seconds per program
-# (default 300), PERCS_KERNEL_FLAVOR (stock, kasan, kcsan).
+# (default 300; verbs.sh: PERCS_VERBS_TEST_TIMEOUT, default 900),
+# PERCS_KERNEL_FLAVOR (stock, kasan, kcsan).
 #
 # Exit status: 0 if every line of every TAP file is ok, else 1.
 #
@@ -129,8 +130,11 @@ tap_scan() {
 }
 
 # run_one PATH [NAME]: a test program or script, by default named after it.
+# run_one PROGRAM [NAME [TIMEOUT]]: TIMEOUT seconds, per_test_timeout by
+# default.
 run_one() {
 	local bin=$1 name rc n sidfile dmesg_before new_bugs counters start
+	local limit=${3:-$per_test_timeout}
 	local -a log
 	name=${2:-${bin##*/}}
 	start=$EPOCHSECONDS
@@ -155,7 +159,7 @@ run_one() {
 	{
 		# shellcheck disable=SC2016 # $$ and $1 are the inner shell's
 		setsid -w sh -c 'echo $$ > "$1"; shift; exec timeout -k 10 "$@"' \
-			sh "$sidfile" "$per_test_timeout" "$bin" \
+			sh "$sidfile" "$limit" "$bin" \
 			2>&1 1>&3 3>&- | tee "$out/$name.log" >&2 3>&-
 		echo "${PIPESTATUS[0]}" > "$sidfile.rc"
 	} 3>&1 | tee "$out/$name.tap"
@@ -168,7 +172,7 @@ run_one() {
 	echo "$n" > "$out/$name.expected"
 	echo "# $name: $((EPOCHSECONDS - start)) s"
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		echo "# $name: killed after ${per_test_timeout}s" |
+		echo "# $name: killed after ${limit}s" |
 			tee -a "$out/$name.tap"
 	fi
 	if [ "$rc" -ne 0 ]; then
@@ -314,8 +318,10 @@ if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted mpi; then
 fi
 # The verbs device (percs_verbs.ko) under stock rdma-core programs: the
 # stock kernel only (the debug kernels' builds have no ib_core to link to).
+# Some 50 stock programs, pyverbs, UCX and Open MPI: ~3.5 minutes alone,
+# more on a shared host, so a limit of its own.
 if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted verbs; then
-	run_one "$src/selftests/verbs.sh" verbs
+	run_one "$src/selftests/verbs.sh" verbs "${PERCS_VERBS_TEST_TIMEOUT:-900}"
 fi
 # Leaks of the last program's final seconds.
 [ ${#oracle_lines[@]} -gt 0 ] && kmemleak_check "all programs (final)" final

@@ -28,7 +28,7 @@ tmo=${PERCS_VERBS_TIMEOUT:-60}
 knobs=/sys/kernel/debug/percs/isr
 links=$knobs/links
 scratch=$(mktemp -d)
-plan=51
+plan=56
 
 n=0
 failures=0
@@ -267,7 +267,75 @@ check "verbs-floor measures a verbs command and a system call; refuses CALLS 10 
 	grep -q -E '^verbs_call_ns [1-9][0-9]*$' <<<"$floor_out" &&
 	grep -q -E '^syscall_ns [1-9][0-9]*$' <<<"$floor_out" && [ "$bad" -eq 2 ]
 
-# 48-51: unload while a process holds a device (the core disassociates
+# 48-50: UCX (Debian's ucx-utils) on the verbs devices: its transports
+# list them, and ucx_perftest runs over rc_verbs (UCX connects its RC QPs
+# through UD, so a first request may find the peer not yet ready: the ACK
+# timeout and retry; it flushes with zero-length RDMA writes) across
+# supernodes
+if command -v ucx_perftest >/dev/null; then
+	uinfo=$(ucx_info -d 2>&1)
+	check "ucx_info -d: rc_verbs and ud_verbs on percs0:1" \
+		grep -q -E "Device: percs0:1" <<<"$uinfo"
+	for t in "tag_lat -n 200" "tag_bw -s 65536 -n 50"; do
+		port=$((port + 1))
+		# shellcheck disable=SC2086 # $t is words
+		UCX_NET_DEVICES=percs0:1 UCX_TLS=rc_verbs,ud_verbs,self \
+			timeout "$tmo" ucx_perftest -t $t -p "$port" >"$scratch/srv.txt" 2>&1 &
+		spid=$!
+		listening "$port"
+		# shellcheck disable=SC2086
+		UCX_NET_DEVICES=percs$last:1 UCX_TLS=rc_verbs,ud_verbs,self \
+			timeout "$tmo" ucx_perftest -t $t -p "$port" localhost >"$scratch/cli.txt" 2>&1
+		crc=$?
+		wait "$spid"
+		src=$?
+		diag "ucx_perftest -t $t: $(grep '^Final' "$scratch/cli.txt")"
+		if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] && grep -q '^Final' "$scratch/cli.txt"; then
+			ok "ucx_perftest -t ${t%% *} over rc_verbs, percs0 <-> percs$last"
+		else
+			not_ok "ucx_perftest -t ${t%% *} over rc_verbs (server exit $src, client exit $crc)"
+			grep -E 'ERROR|error' "$scratch/srv.txt" "$scratch/cli.txt" | head -n 6 | sed 's/^/#   /'
+		fi
+	done
+else
+	skip "ucx_info -d" "ucx-utils not installed"
+	skip "ucx_perftest tag_lat" "ucx-utils not installed"
+	skip "ucx_perftest tag_bw" "ucx-utils not installed"
+fi
+
+# 51-52: Open MPI (Debian's, pml ucx) over the verbs devices: selftests/mpi's
+# ping-pong and collectives (allreduce among them), built with mpicc,
+# one rank on percs0 and one on a device of another supernode, checking
+# their answers; and the far device's counters moved (verbs, not shared
+# memory, carried it)
+ompi=$build/ompi-tests
+if command -v mpirun >/dev/null && [ -x "$ompi/pingpong" ] && [ -x "$ompi/coll" ]; then
+	for prog in "pingpong 10" coll; do
+		before=$(hwc "percs$last" post_send_calls)
+		# shellcheck disable=SC2086 # $prog is words
+		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+		timeout 180 mpirun --oversubscribe --mca pml ucx \
+			--mca btl '^vader,tcp,openib,uct' --mca osc '^ucx' \
+			-x UCX_TLS=rc_verbs,ud_verbs,self \
+			-np 1 -x UCX_NET_DEVICES=percs0:1 $ompi/$prog : \
+			-np 1 -x "UCX_NET_DEVICES=percs$last:1" $ompi/$prog \
+			>"$scratch/ompi.txt" 2>&1
+		rc=$?
+		sent=$(($(hwc "percs$last" post_send_calls) - before))
+		diag "mpirun ${prog%% *}: exit $rc, percs$last posted $sent sends; $(tail -n 1 "$scratch/ompi.txt")"
+		if [ "$rc" -eq 0 ] && [ "$sent" -gt 0 ]; then
+			ok "Open MPI over UCX: ${prog%% *}, percs0 <-> percs$last"
+		else
+			not_ok "Open MPI over UCX: ${prog%% *} (exit $rc, $sent sends)"
+			head -n 20 "$scratch/ompi.txt" | sed 's/^/#   /'
+		fi
+	done
+else
+	skip "Open MPI over UCX: pingpong" "no mpirun or $ompi"
+	skip "Open MPI over UCX: coll" "no mpirun or $ompi"
+fi
+
+# 53-56: unload while a process holds a device (the core disassociates
 # its context: our objects are destroyed under it), then a clean cycle
 port=$((port + 1))
 timeout "$tmo" ibv_rc_pingpong -d percs4 -p "$port" -n 1 >"$scratch/hold.txt" 2>&1 &
