@@ -50,7 +50,7 @@ check "checkpatch: kernel/, firmware-model/, uapi header" checkpatch
 kerneldoc() {
 	local out
 	out=$("$kdir/scripts/kernel-doc" -none "${kfiles[@]}" lib/percs.h \
-		lib/msg/percs_msg.h include/mpi/mpi.h 2>&1)
+		lib/msg/percs_msg.h include/mpi/mpi.h include/shmem/shmem.h 2>&1)
 	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
 }
 check "kernel-doc: every documented interface is well-formed" kerneldoc
@@ -73,6 +73,8 @@ check "public headers compile as C++" sh -c \
 	"echo '#include <percs.h>' | c++ -Wall -Werror -I include/uapi -I lib -x c++ -c -o /dev/null -"
 check "messaging and MPI headers compile as C++" sh -c \
 	"printf '#include <percs_msg.h>\\n#include <mpi.h>\\n' | c++ -Wall -Werror -I include/uapi -I lib -I lib/msg -I include/mpi -x c++ -c -o /dev/null -"
+check "OpenSHMEM header compiles as C++ and as strict C11" sh -c \
+	"echo '#include <shmem.h>' | c++ -Wall -Wextra -Werror -I include/shmem -x c++ -c -o /dev/null - && echo '#include <shmem.h>' | cc -std=c11 -pedantic -Wall -Wextra -Werror -I include/shmem -x c -c -o /dev/null -"
 
 rst_check() {
 	local f bad=0

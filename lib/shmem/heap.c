@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libpercs-shmem: symmetric memory - the heap and the program's
+ * global/static data, each registered once with the NMMU, and the
+ * translation of a local symmetric address to another PE's.
+ *
+ * Every PE maps its own heap wherever mmap puts it and its data wherever
+ * the loader put the (PIE, ASLR) executable: an address is translated as
+ * (registration, offset), the offset being the same on every PE because
+ * every PE makes the same allocations in the same order.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shmem_internal.h"
+
+/* The executable's writable data, from the linker and crt1. */
+extern char __data_start[];
+extern char _end[];
+
+/* One block of the heap, free or not, in address order. */
+struct blk {
+	size_t off;
+	size_t len;
+	bool used;
+	struct blk *next;
+};
+
+static struct blk *blocks;
+
+static int heap_size(size_t *out)
+{
+	const char *s = getenv("SHMEM_SYMMETRIC_SIZE");
+	unsigned long long v;
+	char *end;
+
+	*out = SHMEM_DEF_HEAP;
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	}
+	if (*end || !v || v > PERCS_MR_MAX_LENGTH)
+		return -EINVAL;
+	*out = (size_t)v;
+	return 0;
+}
+
+int shmem_heap_init(void)
+{
+	const uint32_t acc = PERCS_ACCESS_ALL;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t size;
+	int ret;
+
+	if (heap_size(&size))
+		shmem_die("shmem_init",
+			  "SHMEM_SYMMETRIC_SIZE='%s' is not a size of 1 .. %llu bytes (suffix K, M or G)",
+			  getenv("SHMEM_SYMMETRIC_SIZE"),
+			  (unsigned long long)PERCS_MR_MAX_LENGTH);
+	size = (size + (size_t)page - 1) & ~((size_t)page - 1);
+	shmem_g.heap = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (shmem_g.heap == MAP_FAILED) {
+		shmem_g.heap = NULL;
+		return -errno;
+	}
+	shmem_g.heap_size = size;
+	ret = percs_mr_reg(shmem_g.w, shmem_g.heap, size, acc,
+			   &shmem_g.heap_handle);
+	if (ret)
+		shmem_die("shmem_init",
+			  "cannot register the %zu-byte symmetric heap: %s%s",
+			  size, strerror(-ret), ret == -ENOMEM ?
+			  " (RLIMIT_MEMLOCK; set SHMEM_SYMMETRIC_SIZE lower)" : "");
+	shmem_g.data = __data_start;
+	shmem_g.data_len = (size_t)(_end - __data_start);
+	ret = percs_mr_reg(shmem_g.w, shmem_g.data, shmem_g.data_len, acc,
+			   &shmem_g.data_handle);
+	if (ret)
+		shmem_die("shmem_init",
+			  "cannot register global/static data (%zu bytes): %s",
+			  shmem_g.data_len, strerror(-ret));
+	shmem_g.bounce = mmap(NULL, SHMEM_BOUNCE_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (shmem_g.bounce == MAP_FAILED) {
+		shmem_g.bounce = NULL;
+		return -errno;
+	}
+	ret = percs_mr_reg(shmem_g.w, shmem_g.bounce, SHMEM_BOUNCE_SIZE,
+			   PERCS_ACCESS_LOCAL_WRITE, &shmem_g.bounce_handle);
+	if (ret)
+		shmem_die("shmem_init", "cannot register the bounce buffer: %s",
+			  strerror(-ret));
+	blocks = calloc(1, sizeof(*blocks));
+	if (!blocks)
+		return -ENOMEM;
+	blocks->len = size;
+	return 0;
+}
+
+void shmem_heap_fini(void)
+{
+	/* The window's release would drop them too; say it explicitly. */
+	percs_mr_dereg(shmem_g.w, shmem_g.heap_handle);
+	percs_mr_dereg(shmem_g.w, shmem_g.data_handle);
+	percs_mr_dereg(shmem_g.w, shmem_g.bounce_handle);
+	munmap(shmem_g.heap, shmem_g.heap_size);
+	munmap(shmem_g.bounce, SHMEM_BOUNCE_SIZE);
+	shmem_g.heap = NULL;
+	shmem_g.bounce = NULL;
+	while (blocks) {
+		struct blk *n = blocks->next;
+
+		free(blocks);
+		blocks = n;
+	}
+}
+
+static bool in(const char *base, size_t blen, const void *addr, size_t len)
+{
+	uintptr_t a = (uintptr_t)addr, b = (uintptr_t)base;
+
+	return base && a >= b && len <= blen && a - b <= blen - len;
+}
+
+bool shmem_is_symmetric(const void *addr, size_t len)
+{
+	return in(shmem_g.heap, shmem_g.heap_size, addr, len) ||
+	       in(shmem_g.data, shmem_g.data_len, addr, len);
+}
+
+uint32_t shmem_local_handle(const void *addr, size_t len)
+{
+	if (in(shmem_g.heap, shmem_g.heap_size, addr, len))
+		return shmem_g.heap_handle;
+	if (in(shmem_g.data, shmem_g.data_len, addr, len))
+		return shmem_g.data_handle;
+	return 0;
+}
+
+const struct percs_rmr *shmem_remote(const char *call, const void *addr,
+				     size_t len, int pe, uint64_t *off)
+{
+	shmem_check_pe(call, pe);
+	if (in(shmem_g.heap, shmem_g.heap_size, addr, len)) {
+		*off = (uint64_t)((const char *)addr - shmem_g.heap);
+		return &shmem_g.peers[pe].heap;
+	}
+	if (in(shmem_g.data, shmem_g.data_len, addr, len)) {
+		*off = (uint64_t)((const char *)addr - shmem_g.data);
+		return &shmem_g.peers[pe].data;
+	}
+	shmem_die(call, "address %p (%zu bytes) is not symmetric: neither in the symmetric heap nor in global/static data",
+		  addr, len);
+}
+
+/* ---- the allocator -------------------------------------------------------- */
+
+/* First fit: the same calls give the same offsets on every PE. */
+static void *heap_alloc(size_t align, size_t size)
+{
+	if (!size)
+		return NULL;
+	size = (size + 15) & ~(size_t)15;
+	for (struct blk *b = blocks; b; b = b->next) {
+		size_t start, pad;
+
+		if (b->used)
+			continue;
+		start = (b->off + align - 1) & ~(align - 1);
+		pad = start - b->off;
+		if (pad > b->len || b->len - pad < size)
+			continue;
+		if (pad) {	/* leave the padding as a free block */
+			struct blk *n = calloc(1, sizeof(*n));
+
+			if (!n)
+				return NULL;
+			n->off = start;
+			n->len = b->len - pad;
+			n->next = b->next;
+			b->len = pad;
+			b->next = n;
+			b = n;
+		}
+		if (b->len > size) {
+			struct blk *n = calloc(1, sizeof(*n));
+
+			if (!n)
+				return NULL;
+			n->off = b->off + size;
+			n->len = b->len - size;
+			n->next = b->next;
+			b->len = size;
+			b->next = n;
+		}
+		b->used = true;
+		return shmem_g.heap + b->off;
+	}
+	return NULL;
+}
+
+static struct blk *heap_find(const char *call, void *ptr)
+{
+	for (struct blk *b = blocks; b; b = b->next)
+		if (b->used && shmem_g.heap + b->off == ptr)
+			return b;
+	shmem_die(call, "%p was not returned by shmem_malloc() or is freed",
+		  ptr);
+}
+
+static void heap_release(struct blk *b)
+{
+	b->used = false;
+	/* Merge with free neighbours: walk from the head. */
+	for (struct blk *p = blocks; p && p->next;) {
+		struct blk *n = p->next;
+
+		if (!p->used && !n->used) {
+			p->len += n->len;
+			p->next = n->next;
+			free(n);
+		} else {
+			p = n;
+		}
+	}
+}
+
+void *shmem_malloc(size_t size)
+{
+	void *p;
+
+	shmem_need_init("shmem_malloc");
+	p = heap_alloc(16, size);
+	shmem_barrier_all();
+	return p;
+}
+
+void *shmem_calloc(size_t count, size_t size)
+{
+	void *p = NULL;
+
+	shmem_need_init("shmem_calloc");
+	if (!size || count <= SIZE_MAX / size)
+		p = heap_alloc(16, count * size);
+	if (p)
+		memset(p, 0, count * size);
+	shmem_barrier_all();
+	return p;
+}
+
+void *shmem_align(size_t alignment, size_t size)
+{
+	void *p = NULL;
+
+	shmem_need_init("shmem_align");
+	if (alignment && !(alignment & (alignment - 1)) &&
+	    alignment <= shmem_g.heap_size)
+		p = heap_alloc(alignment < 16 ? 16 : alignment, size);
+	shmem_barrier_all();
+	return p;
+}
+
+void *shmem_realloc(void *ptr, size_t size)
+{
+	struct blk *b;
+	void *p;
+
+	shmem_need_init("shmem_realloc");
+	if (!ptr)
+		return shmem_malloc(size);
+	b = heap_find("shmem_realloc", ptr);
+	if (!size) {
+		shmem_free(ptr);
+		return NULL;
+	}
+	/* Others may still be writing into it until everyone is here. */
+	shmem_barrier_all();
+	p = heap_alloc(16, size);
+	if (p) {
+		memcpy(p, ptr, b->len < size ? b->len : size);
+		heap_release(b);
+	}
+	shmem_barrier_all();
+	return p;
+}
+
+void shmem_free(void *ptr)
+{
+	shmem_need_init("shmem_free");
+	shmem_barrier_all();
+	if (ptr)
+		heap_release(heap_find("shmem_free", ptr));
+}
+
+void *shmalloc(size_t size)
+{
+	return shmem_malloc(size);
+}
+
+void shfree(void *ptr)
+{
+	shmem_free(ptr);
+}
+
+void *shrealloc(void *ptr, size_t size)
+{
+	return shmem_realloc(ptr, size);
+}
+
+void *shmemalign(size_t alignment, size_t size)
+{
+	return shmem_align(alignment, size);
+}

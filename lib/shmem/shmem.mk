@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# libpercs-shmem: OpenSHMEM 1.5 for C programs run with percs-run, over
+# libpercs (RDMA, atomics, CAU) and libpercs-msg (startup, software
+# collectives); percs-oshcc, the compiler wrapper, and percs-oshrun.
+#
+#   make shmem  $(BUILD)/lib/libpercs-shmem.a (+ -san.a),
+#               $(BUILD)/tools/percs-oshcc, percs-oshrun, man pages
+#
+# The header is include/shmem/shmem.h: percs-oshcc adds that directory.
+# Static libraries: a call outside the subset fails to link.
+
+SHMEM_SRCS := init.c heap.c xchg.c rma.c rma_typed.c amo.c sync.c lock.c \
+	team.c coll.c reduce.c
+SHMEM_HDRS := $(SRC)/include/shmem/shmem.h $(SRC)/lib/shmem/shmem_internal.h \
+	$(SRC)/lib/shmem/xchg.h $(SRC)/lib/shmem/team.h $(MSG_HDRS)
+SHMEM_CFLAGS := $(CFLAGS_COMMON) -I$(SRC)/include/shmem -I$(SRC)/lib/msg
+SHMEM_OBJS := $(SHMEM_SRCS:%.c=$(BUILD)/lib/shmem/obj/%.o)
+SHMEM_SAN_OBJS := $(SHMEM_SRCS:%.c=$(BUILD)/lib/shmem/san/%.o)
+SHMEM_LIB := $(BUILD)/lib/libpercs-shmem.a
+SHMEM_SAN_LIB := $(BUILD)/lib/libpercs-shmem-san.a
+PERCS_OSHCC := $(BUILD)/tools/percs-oshcc
+PERCS_OSHRUN := $(BUILD)/tools/percs-oshrun
+SHMEM_SCDOC ?= $(shell command -v scdoc 2>/dev/null)
+SHMEM_MAN := $(if $(SHMEM_SCDOC),$(BUILD)/man/percs-oshcc.1)
+
+.PHONY: shmem
+all: shmem
+shmem: $(SHMEM_LIB) $(SHMEM_SAN_LIB) $(PERCS_OSHCC) $(PERCS_OSHRUN) \
+	$(SHMEM_MAN) msg lib lib-san
+
+$(BUILD)/man/percs-oshcc.1: $(SRC)/lib/shmem/percs-oshcc.1.scd
+	@mkdir -p $(@D)
+	$(SHMEM_SCDOC) < $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/lib/shmem/obj/%.o: $(SRC)/lib/shmem/%.c $(SHMEM_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SHMEM_CFLAGS) -c -o $@ $<
+
+$(BUILD)/lib/shmem/san/%.o: $(SRC)/lib/shmem/%.c $(SHMEM_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SHMEM_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+$(SHMEM_LIB): $(SHMEM_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHMEM_SAN_LIB): $(SHMEM_SAN_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# The wrapper with this build's paths filled in.
+$(PERCS_OSHCC): $(SRC)/lib/shmem/percs-oshcc.in $(SRC)/lib/shmem/shmem.mk
+	@mkdir -p $(@D)
+	sed -e 's|@INCDIR@|$(SRC)/include/shmem|g' -e 's|@LIBDIR@|$(BUILD)/lib|g' \
+		-e 's|@CC@|$(CC)|g' $< > $@.tmp
+	chmod 755 $@.tmp && mv $@.tmp $@
+
+# oshrun's name for percs-run: the same launcher.
+$(PERCS_OSHRUN): $(BUILD)/tools/percs-run
+	ln -sf percs-run $@
