@@ -18,9 +18,9 @@
 # On the stock kernel (PERCS_KERNEL_FLAVOR stock or unset) selftests/bench.sh
 # (percs-bench, every subcommand once) runs after them as one more program
 # named bench, selftests/mpi.sh (MPI programs under percs-run) as one
-# named mpi, and selftests/verbs.sh (percs_verbs.ko and rdma-core's
-# programs) as one named verbs, with the same oracles; the debug kernels'
-# passes skip them.
+# named mpi, selftests/shmem.sh (OpenSHMEM programs) as one named shmem,
+# and selftests/verbs.sh (percs_verbs.ko and rdma-core's programs) as one
+# named verbs, with the same oracles; the debug kernels' passes skip them.
 # Then selftests/module.sh (module parameters, rmmod, load/unload cycles)
 # writes $PERCS_OUT/module.tap.
 #
@@ -315,6 +315,10 @@ fi
 # the kernel paths it drives are the programs' above).
 if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted mpi; then
 	run_one "$src/selftests/mpi.sh" mpi
+fi
+# The OpenSHMEM programs (selftests/shmem.sh), likewise.
+if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted shmem; then
+	run_one "$src/selftests/shmem.sh" shmem
 fi
 # The verbs device (percs_verbs.ko) under stock rdma-core programs: the
 # stock kernel only (the debug kernels' builds have no ib_core to link to).

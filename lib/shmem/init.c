@@ -112,7 +112,13 @@ void shmem_init(void)
 	if (ret)
 		shmem_die("shmem_init", "cannot reserve the RMA window: %s",
 			  strerror(-ret));
-	ret = shmem_heap_init();
+	/*
+	 * SHMEM programs signal with a non-fetching atomic and then wait on
+	 * local memory: one held back for packing would never leave.
+	 */
+	ret = percs_atomic_set_packing(shmem_g.w, PERCS_PACK_OFF);
+	if (!ret)
+		ret = shmem_heap_init();
 	if (ret)
 		shmem_die("shmem_init", "%s", strerror(-ret));
 	init_exchange();

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The OpenSHMEM test programs (selftests/shmem/*.c), built with percs-oshcc
+# against the ASan/UBSan builds of the libraries, into $(BUILD)/shmem-tests
+# (they run under percs-run, from selftests/shmem.sh, which
+# run-vm-tests.sh runs as the program "shmem").
+#
+#   make shmem-tests
+
+SHMT_DIR := $(SRC)/selftests/shmem
+SHMT_OUT := $(BUILD)/shmem-tests
+SHMT_BINS := $(patsubst $(SHMT_DIR)/%.c,$(SHMT_OUT)/%,$(wildcard $(SHMT_DIR)/*.c))
+
+.PHONY: shmem-tests
+all: shmem-tests
+shmem-tests: $(SHMT_BINS)
+
+$(SHMT_OUT)/%: $(SHMT_DIR)/%.c $(SHMT_DIR)/check.h $(PERCS_OSHCC) $(SHMEM_SAN_LIB) \
+	       $(MSG_SAN_LIB) $(BUILD)/lib/libpercs-san.a $(SRC)/include/shmem/shmem.h
+	@mkdir -p $(@D)
+	PERCS_OSHCC_SANITIZE=1 $(PERCS_OSHCC) -std=gnu11 -Wall -Wextra -Werror -O2 -g \
+		-fno-sanitize-recover=all -o $@ $<

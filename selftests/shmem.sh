@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# shmem.sh - the OpenSHMEM programs of selftests/shmem, built with
+# percs-oshcc, run with percs-run inside the VM (run-vm-tests.sh runs it
+# as the program "shmem" on the stock kernel), TAP on stdout.
+#
+# Each line is one job: its exit status and output are what the test
+# wants (every program checks its own answers and exits non-zero naming
+# what is wrong), it ends within its time limit (a hang fails), and
+# afterwards nothing is left reserved, mapped, registered or pinned (the
+# debugfs live counters are all zero again).  PE counts are a sample of
+# 1 .. 16: up to 8 PEs spread one per hub (teams get CAU trees), more
+# share hubs (software collectives); TCG runs 16 PEs slowly.
+#
+# Environment: PERCS_BUILD (default build/ of this tree).
+
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+build=${PERCS_BUILD:-$(dirname "$here")/build}
+run=$build/tools/percs-run
+oshrun=$build/tools/percs-oshrun
+bin=$build/shmem-tests
+live=/sys/kernel/debug/percs/live
+isr=/sys/kernel/debug/percs/isr
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Small heaps: up to 16 PEs pin theirs at once in a 2 GiB VM.
+export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-4M}
+
+n=0
+failed=0
+plan=28
+echo "TAP version 13"
+echo "1..$plan"
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+
+not_ok() {
+	n=$((n + 1))
+	failed=1
+	echo "not ok $n - $1"
+	shift
+	for f in "$@"; do
+		[ -s "$f" ] && sed 's/^/# /' "$f" | tail -n 25
+	done
+}
+
+# Every live counter back to zero within 5 s.
+live_zero() {
+	local i key val rest bad
+	for i in $(seq 50); do
+		bad=
+		while read -r key val rest; do
+			[ "$val" = 0 ] || bad+="$key=$val "
+		done <"$live"
+		[ -z "$bad" ] && return 0
+		sleep 0.1
+	done
+	echo "# live counters: $bad"
+	return 1
+}
+
+# job NAME WANT_RC STDOUT_RE STDERR_RE TIMEOUT LAUNCHER-ARGS...
+job() {
+	local name=$1 want=$2 out_re=$3 err_re=$4 limit=$5 rc why= start
+	shift 5
+	start=$(date +%s)
+	timeout -k 5 "$limit" "$run" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		why="hung: killed after ${limit}s"
+	elif [ "$rc" != "$want" ]; then
+		why="exit status $rc, want $want"
+	elif [ -n "$out_re" ] && ! grep -q -E -e "$out_re" "$tmp/out"; then
+		why="stdout lacks /$out_re/"
+	elif [ -n "$err_re" ] && ! grep -q -E -e "$err_re" "$tmp/err"; then
+		why="stderr lacks /$err_re/"
+	elif ! live_zero; then
+		why="something left reserved or pinned"
+	fi
+	if [ -z "$why" ]; then
+		ok "$name ($(($(date +%s) - start)) s)"
+	else
+		not_ok "$name: $why" "$tmp/out" "$tmp/err"
+	fi
+}
+
+for np in 1 2 5 16; do
+	job "hello, $np PEs" 0 "hello from PE $((np - 1)) of $np" '' 90 -n $np "$bin/hello"
+done
+job "hello through start_pes/_my_pe/_num_pes, 3 PEs" 0 'hello from PE 2 of 3' '' 60 \
+	-n 3 "$bin/hello" old
+# percs-oshrun is the same launcher.
+if [ "$(readlink "$oshrun")" = percs-run ] &&
+   timeout 60 "$oshrun" -n 2 "$bin/hello" >"$tmp/out" 2>&1 &&
+   grep -q 'hello from PE 1 of 2' "$tmp/out"; then
+	ok "percs-oshrun starts the PEs as percs-run does"
+else
+	not_ok "percs-oshrun" "$tmp/out"
+fi
+for np in 1 3 8; do
+	job "put/get ring, $np PEs" 0 "ring: $np PEs" '' 120 -n $np "$bin/ring"
+done
+job "put/get ring, 4 PEs packed on hub 0" 0 'ring: 4 PEs' '' 120 \
+	-n 4 --placement packed "$bin/ring"
+for np in 1 4 11; do
+	job "atomics, histogram, work queue, lock, $np PEs" 0 "atomics: $np PEs" '' 180 \
+		-n $np "$bin/atomics" 12
+done
+for np in 2 6 16; do
+	job "stencil halo with puts + wait_until, $np PEs" 0 "stencil: $np PEs" '' 180 \
+		-n $np "$bin/stencil" 3 24 8
+done
+for np in 1 4 8; do
+	job "reductions of every type and op (CAU), collectives, teams, $np PEs" 0 \
+		"coll: $np PEs" '' 240 -n $np "$bin/coll"
+done
+PERCS_SHMEM_NO_CAU=1 \
+job "reductions in software (PERCS_SHMEM_NO_CAU), 5 PEs" 0 'coll: 5 PEs' '' 240 \
+	-n 5 "$bin/coll"
+job "reductions, 10 PEs sharing hubs (software)" 0 'coll: 10 PEs' '' 240 \
+	-n 10 "$bin/coll"
+if [ -w "$isr/reorder_ppm" ]; then
+	echo 300000 >"$isr/reorder_ppm"
+	job "fence and quiet order puts under reorder_ppm=300000, 3 PEs" 0 \
+		'order: 3 PEs, 20 rounds' '' 180 -n 3 "$bin/order" 20
+	echo 0 >"$isr/reorder_ppm"
+else
+	not_ok "order under reorder: $isr/reorder_ppm is not writable"
+fi
+job "a put to a stack address aborts naming the call" 1 '' \
+	'PE 0: shmem_putmem: address .* is not symmetric' 60 -n 2 "$bin/bad" nonsym
+job "a PE out of range aborts naming the call" 1 '' \
+	'PE 0: shmem_long_p: PE 2 is out of range \(0 \.\. 1\)' 60 -n 2 "$bin/bad" pe
+job "use before shmem_init aborts naming the call" 1 '' \
+	'PE 0: shmem_getmem: called before shmem_init' 60 -n 1 "$bin/bad" preinit
+job "shmem_free of a non-heap pointer aborts" 1 '' \
+	'shmem_free: 0x[0-9a-f]+ was not returned by shmem_malloc' 60 -n 2 "$bin/bad" free
+job "an unknown comparison aborts" 1 '' \
+	'shmem_int_wait_until: no comparison 42' 60 -n 2 "$bin/bad" cmp
+job "shmem_global_exit(5) ends the job with 5" 5 '' \
+	'rank 2 .*called abort with code 5' 60 -n 3 "$bin/bad" exit
+
+[ "$n" = "$plan" ] || { echo "# shmem.sh: ran $n tests, planned $plan"; failed=1; }
+exit $failed
