@@ -10,8 +10,9 @@
 # what is wrong), it ends within its time limit (a hang fails), and
 # afterwards nothing is left reserved, mapped, registered or pinned (the
 # debugfs live counters are all zero again).  PE counts are a sample of
-# 1 .. 16: up to 8 PEs spread one per hub (teams get CAU trees), more
-# share hubs (software collectives); TCG runs 16 PEs slowly.
+# 1 .. 16 (about 3 minutes in all on a loaded 2-vCPU TCG VM): up to 8
+# PEs spread one per hub (teams get CAU trees), more share hubs
+# (software collectives), and PERCS_SHMEM_NO_CAU forces software.
 #
 # Environment: PERCS_BUILD (default build/ of this tree).
 
@@ -30,7 +31,7 @@ export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-4M}
 
 n=0
 failed=0
-plan=28
+plan=22
 echo "TAP version 13"
 echo "1..$plan"
 
@@ -89,7 +90,7 @@ job() {
 	fi
 }
 
-for np in 1 2 5 16; do
+for np in 1 5 16; do
 	job "hello, $np PEs" 0 "hello from PE $((np - 1)) of $np" '' 90 -n $np "$bin/hello"
 done
 job "hello through start_pes/_my_pe/_num_pes, 3 PEs" 0 'hello from PE 2 of 3' '' 60 \
@@ -102,28 +103,26 @@ if [ "$(readlink "$oshrun")" = percs-run ] &&
 else
 	not_ok "percs-oshrun" "$tmp/out"
 fi
-for np in 1 3 8; do
+for np in 1 8; do
 	job "put/get ring, $np PEs" 0 "ring: $np PEs" '' 120 -n $np "$bin/ring"
 done
 job "put/get ring, 4 PEs packed on hub 0" 0 'ring: 4 PEs' '' 120 \
 	-n 4 --placement packed "$bin/ring"
-for np in 1 4 11; do
+for np in 4 11; do
 	job "atomics, histogram, work queue, lock, $np PEs" 0 "atomics: $np PEs" '' 180 \
 		-n $np "$bin/atomics" 12
 done
-for np in 2 6 16; do
+for np in 2 16; do
 	job "stencil halo with puts + wait_until, $np PEs" 0 "stencil: $np PEs" '' 180 \
 		-n $np "$bin/stencil" 3 24 8
 done
-for np in 1 4 8; do
+for np in 1 8; do
 	job "reductions of every type and op (CAU), collectives, teams, $np PEs" 0 \
 		"coll: $np PEs" '' 240 -n $np "$bin/coll"
 done
 PERCS_SHMEM_NO_CAU=1 \
 job "reductions in software (PERCS_SHMEM_NO_CAU), 5 PEs" 0 'coll: 5 PEs' '' 240 \
 	-n 5 "$bin/coll"
-job "reductions, 10 PEs sharing hubs (software)" 0 'coll: 10 PEs' '' 240 \
-	-n 10 "$bin/coll"
 if [ -w "$isr/reorder_ppm" ]; then
 	echo 300000 >"$isr/reorder_ppm"
 	job "fence and quiet order puts under reorder_ppm=300000, 3 PEs" 0 \
