@@ -30,7 +30,8 @@
 # Environment: PERCS_OUT (required), PERCS_SRC, PERCS_BUILD, PERCS_MODULE,
 # PERCS_SELFTESTS="name ..." to run only some programs ("module" names
 # module.sh, "bench" bench.sh), PERCS_TEST_TIMEOUT seconds per program
-# (default 300; verbs.sh: PERCS_VERBS_TEST_TIMEOUT, default 900),
+# (default 300; verbs.sh: PERCS_VERBS_TEST_TIMEOUT, default 900; shmem.sh:
+# PERCS_SHMEM_TEST_TIMEOUT, default 600),
 # PERCS_KERNEL_FLAVOR (stock, kasan, kcsan).
 #
 # Exit status: 0 if every line of every TAP file is ok, else 1.
@@ -318,7 +319,7 @@ if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted mpi; then
 fi
 # The OpenSHMEM programs (selftests/shmem.sh), likewise.
 if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted shmem; then
-	run_one "$src/selftests/shmem.sh" shmem
+	run_one "$src/selftests/shmem.sh" shmem "${PERCS_SHMEM_TEST_TIMEOUT:-600}"
 fi
 # The verbs device (percs_verbs.ko) under stock rdma-core programs: the
 # stock kernel only (the debug kernels' builds have no ib_core to link to).
