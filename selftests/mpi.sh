@@ -18,74 +18,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${PERCS_BUILD:-$(dirname "$here")/build}
 run=$build/tools/percs-run
 bin=$build/mpi-tests
-live=/sys/kernel/debug/percs/live
 isr=/sys/kernel/debug/percs/isr
 scale=${PERCS_TEST_SCALE:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
 plan=29
-echo "TAP version 13"
-echo "1..$plan"
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	failed=1
-	echo "not ok $n - $1"
-	shift
-	for f in "$@"; do
-		[ -s "$f" ] && sed 's/^/# /' "$f" | tail -n 25
-	done
-}
-
-# Every live counter back to zero within 5 s.
-live_zero() {
-	local i key val rest bad
-	for i in $(seq 50); do
-		bad=
-		while read -r key val rest; do
-			[ "$val" = 0 ] || bad+="$key=$val "
-		done <"$live"
-		[ -z "$bad" ] && return 0
-		sleep 0.1
-	done
-	echo "# live counters: $bad"
-	return 1
-}
-
-# job NAME WANT_RC STDOUT_RE STDERR_RE TIMEOUT PERCS-RUN-ARGS...
-# The job's exit status must be WANT_RC, its stdout match STDOUT_RE and
-# its stderr STDERR_RE (egrep, '' for anything).
-job() {
-	local name=$1 want=$2 out_re=$3 err_re=$4 limit=$5 rc why=
-	shift 5
-	timeout -k 5 "$limit" "$run" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ] && [ "$want" != 137 ]; then
-		why="hung: killed after ${limit}s"
-	elif [ "$rc" != "$want" ]; then
-		why="exit status $rc, want $want"
-	elif [ -n "$out_re" ] && ! grep -q -E -e "$out_re" "$tmp/out"; then
-		why="stdout lacks /$out_re/"
-	elif [ -n "$err_re" ] && ! grep -q -E -e "$err_re" "$tmp/err"; then
-		why="stderr lacks /$err_re/"
-	elif ! live_zero; then
-		why="something left reserved or pinned"
-	fi
-	if [ -z "$why" ]; then
-		ok "$name"
-		grep -E '^ *[0-9]+ +[0-9.]+ +[0-9.]+$' "$tmp/out" | sed 's/^/# /'
-	else
-		not_ok "$name: $why" "$tmp/out" "$tmp/err"
-	fi
-}
+# shellcheck source=selftests/job-tap.sh
+. "$here/job-tap.sh"
 
 msgs=$(awk -v s="$scale" 'BEGIN { m = int(300 * s); print m < 20 ? 20 : m }')
 

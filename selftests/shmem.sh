@@ -22,73 +22,15 @@ build=${PERCS_BUILD:-$(dirname "$here")/build}
 run=$build/tools/percs-run
 oshrun=$build/tools/percs-oshrun
 bin=$build/shmem-tests
-live=/sys/kernel/debug/percs/live
 isr=/sys/kernel/debug/percs/isr
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Small heaps: up to 16 PEs pin theirs at once in a 2 GiB VM.
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-4M}
 
-n=0
-failed=0
 plan=22
-echo "TAP version 13"
-echo "1..$plan"
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	failed=1
-	echo "not ok $n - $1"
-	shift
-	for f in "$@"; do
-		[ -s "$f" ] && sed 's/^/# /' "$f" | tail -n 25
-	done
-}
-
-# Every live counter back to zero within 5 s.
-live_zero() {
-	local i key val rest bad
-	for i in $(seq 50); do
-		bad=
-		while read -r key val rest; do
-			[ "$val" = 0 ] || bad+="$key=$val "
-		done <"$live"
-		[ -z "$bad" ] && return 0
-		sleep 0.1
-	done
-	echo "# live counters: $bad"
-	return 1
-}
-
-# job NAME WANT_RC STDOUT_RE STDERR_RE TIMEOUT LAUNCHER-ARGS...
-job() {
-	local name=$1 want=$2 out_re=$3 err_re=$4 limit=$5 rc why= start
-	shift 5
-	start=$(date +%s)
-	timeout -k 5 "$limit" "$run" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		why="hung: killed after ${limit}s"
-	elif [ "$rc" != "$want" ]; then
-		why="exit status $rc, want $want"
-	elif [ -n "$out_re" ] && ! grep -q -E -e "$out_re" "$tmp/out"; then
-		why="stdout lacks /$out_re/"
-	elif [ -n "$err_re" ] && ! grep -q -E -e "$err_re" "$tmp/err"; then
-		why="stderr lacks /$err_re/"
-	elif ! live_zero; then
-		why="something left reserved or pinned"
-	fi
-	if [ -z "$why" ]; then
-		ok "$name ($(($(date +%s) - start)) s)"
-	else
-		not_ok "$name: $why" "$tmp/out" "$tmp/err"
-	fi
-}
+# shellcheck source=selftests/job-tap.sh
+. "$here/job-tap.sh"
 
 for np in 1 5 16; do
 	job "hello, $np PEs" 0 "hello from PE $((np - 1)) of $np" '' 90 -n $np "$bin/hello"
