@@ -48,41 +48,65 @@ static void proc_null_done(struct mpi_req *q)
 	q->st.MPI_TAG = MPI_ANY_TAG;
 }
 
+/*
+ * A new request for a transfer of @bytes with @peer.  It is done at once
+ * for MPI_PROC_NULL; a @staged one (a type that is not contiguous) gets
+ * its bounce buffer q->tmp.  Return: MPI_SUCCESS with the request in
+ * *@out, or an error class.
+ */
+static int p2p_begin(MPI_Comm comm, bool recv, int peer, size_t bytes,
+		     bool staged, struct mpi_req **out)
+{
+	struct mpi_req *q = mpi_req_new(comm, recv);
+
+	if (!q)
+		return MPI_ERR_NO_MEM;
+	if (peer == MPI_PROC_NULL) {
+		proc_null_done(q);
+	} else if (staged) {
+		q->tmp = malloc(bytes);
+		if (!q->tmp) {
+			mpi_req_put(q);
+			return MPI_ERR_NO_MEM;
+		}
+	}
+	*out = q;
+	return MPI_SUCCESS;
+}
+
+/* The messaging layer's answer to posting *@out: kept, or freed. */
+static int p2p_posted(int ret, struct mpi_req **out)
+{
+	if (!ret)
+		return MPI_SUCCESS;
+	mpi_req_put(*out);
+	*out = NULL;
+	return mpi_errno_to_class(ret);
+}
+
 int mpi_isend(const void *buf, int count, MPI_Datatype type, int dest,
 	      int tag, MPI_Comm comm, bool coll, unsigned int flags,
 	      struct mpi_req **out)
 {
 	struct mpi_comm *c = mpi_comm(comm);
 	struct mpi_type *t = mpi_type(type);
-	struct mpi_req *q = mpi_req_new(comm, false);
 	size_t bytes = (size_t)count * t->size;
+	bool staged = bytes && !mpi_type_contig(t);
 	const void *data = buf;
+	struct mpi_req *q;
 	int ret;
 
-	if (!q)
-		return MPI_ERR_NO_MEM;
-	if (dest == MPI_PROC_NULL) {
-		proc_null_done(q);
-		*out = q;
-		return MPI_SUCCESS;
-	}
-	if (bytes && !mpi_type_contig(t)) {
-		q->tmp = malloc(bytes);
-		if (!q->tmp) {
-			mpi_req_put(q);
-			return MPI_ERR_NO_MEM;
-		}
+	ret = p2p_begin(comm, false, dest, bytes, staged, out);
+	if (ret != MPI_SUCCESS || (*out)->done)
+		return ret;
+	q = *out;
+	if (staged) {
 		mpi_pack(t, buf, count, q->tmp);
 		data = q->tmp;
 	}
 	ret = percs_msg_isend(mpi_g.m, data, bytes, (unsigned int)c->world[dest],
 			      tag, c->ctx * 2 + coll, flags, &q->r);
-	if (ret) {
-		mpi_req_put(q);
-		return mpi_errno_to_class(ret);
-	}
-	*out = q;
-	return MPI_SUCCESS;
+	return p2p_posted(ret, out);
 }
 
 int mpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag,
@@ -90,24 +114,18 @@ int mpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag,
 {
 	struct mpi_comm *c = mpi_comm(comm);
 	struct mpi_type *t = mpi_type(type);
-	struct mpi_req *q = mpi_req_new(comm, true);
 	size_t bytes = (size_t)count * t->size;
+	bool staged = bytes && !mpi_type_contig(t);
 	void *data = buf;
+	struct mpi_req *q;
 	int ret;
 
-	if (!q)
-		return MPI_ERR_NO_MEM;
-	if (src == MPI_PROC_NULL) {
-		proc_null_done(q);
-		*out = q;
-		return MPI_SUCCESS;
-	}
-	if (bytes && !mpi_type_contig(t)) {
-		q->tmp = malloc(bytes);
-		if (!q->tmp) {
-			mpi_req_put(q);
-			return MPI_ERR_NO_MEM;
-		}
+	ret = p2p_begin(comm, true, src, bytes, staged, out);
+	if (ret != MPI_SUCCESS || (*out)->done)
+		return ret;
+	q = *out;
+	if (staged) {
+		/* Unpacked into the user's buffer when it completes. */
 		q->ubuf = buf;
 		q->count = count;
 		q->type = type;
@@ -116,12 +134,7 @@ int mpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag,
 	ret = percs_msg_irecv(mpi_g.m, data, bytes,
 			      src == MPI_ANY_SOURCE ? PERCS_MSG_ANY_SOURCE :
 			      c->world[src], tag, c->ctx * 2 + coll, &q->r);
-	if (ret) {
-		mpi_req_put(q);
-		return mpi_errno_to_class(ret);
-	}
-	*out = q;
-	return MPI_SUCCESS;
+	return p2p_posted(ret, out);
 }
 
 /* A started request as a handle, or the error through the handler. */

@@ -81,8 +81,12 @@ static void rts_matched(struct percs_msg *m, struct percs_msg_req *r,
 	pm_list_add_tail(&m->queued_reads, &r->link);
 }
 
-static struct pm_inmsg *inmsg_new(const struct pm_hdr *h,
-				  const struct pm_rts *rts, const void *data)
+/*
+ * A copy of a message kept until a receive matches it, its eager bytes
+ * charged to the unexpected bound.
+ */
+static struct pm_inmsg *inmsg_keep(struct percs_msg *m, const struct pm_hdr *h,
+				   const struct pm_rts *rts, const void *data)
 {
 	size_t n = h->type == PM_EAGER ? h->len : 0;
 	struct pm_inmsg *im = malloc(sizeof(*im) + n);
@@ -95,6 +99,10 @@ static struct pm_inmsg *inmsg_new(const struct pm_hdr *h,
 		im->rts = *rts;
 	if (n)
 		memcpy(im->data, data, n);
+	if (h->type == PM_EAGER)
+		m->cnt.unexpected_now += PM_UNEXP_COST(h->len);
+	if (m->cnt.unexpected_now > m->cnt.unexpected_peak)
+		m->cnt.unexpected_peak = m->cnt.unexpected_now;
 	return im;
 }
 
@@ -123,14 +131,10 @@ static int deliver(struct percs_msg *m, const struct pm_hdr *h,
 		return 0;
 	}
 	if (!im) {
-		im = inmsg_new(h, rts, data);
+		im = inmsg_keep(m, h, rts, data);
 		if (!im)
 			return -ENOMEM;
-		if (h->type == PM_EAGER)
-			m->cnt.unexpected_now += PM_UNEXP_COST(h->len);
 	}
-	if (m->cnt.unexpected_now > m->cnt.unexpected_peak)
-		m->cnt.unexpected_peak = m->cnt.unexpected_now;
 	pm_list_add_tail(&m->unexpected, &im->link);
 	return 0;
 }
@@ -150,13 +154,9 @@ static int ordered_arrived(struct percs_msg *m, const struct pm_hdr *h,
 		/* Early: keep it in seq order until its turn. */
 		if ((int32_t)(h->seq - p->recv_seq) < 0)
 			return -EPROTO;
-		im = inmsg_new(h, rts, data);
+		im = inmsg_keep(m, h, rts, data);
 		if (!im)
 			return -ENOMEM;
-		if (h->type == PM_EAGER)
-			m->cnt.unexpected_now += PM_UNEXP_COST(h->len);
-		if (m->cnt.unexpected_now > m->cnt.unexpected_peak)
-			m->cnt.unexpected_peak = m->cnt.unexpected_now;
 		m->cnt.out_of_order++;
 		for (l = p->ooo.next; l != &p->ooo; l = l->next) {
 			struct pm_inmsg *o = pm_container(l, struct pm_inmsg,
