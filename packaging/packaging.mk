@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Packaging: the module's source for DKMS.
+# Packaging: the module's source for DKMS, the Debian packages.
 #
 #   make install-dkms-source  the module's sources (Kbuild, kernel/,
 #                       firmware-model/, the uapi header) and dkms.conf into
 #                       $(DESTDIR)/usr/src/percs-VERSION; then
 #                       dkms install percs/VERSION; uninstall-dkms-source
+#   make deb            $(BUILD)/deb/: percs-dkms, libpercs1, libpercs-dev,
+#                       percs-tools from debian/ (packaging/make-deb.sh)
 #
 # The version is the library's (LIBPERCS_VERSION, lib/lib.mk): dkms.conf
-# gets it here.
+# gets it here, the Debian packages from debian/changelog, which make deb
+# checks against it.
 
 PKG_VERSION := $(LIBPERCS_VERSION)
 DKMS_SRCDIR := /usr/src/percs-$(PKG_VERSION)
@@ -17,7 +20,7 @@ PKG_KSRCS := Kbuild include/uapi/linux/percs.h \
 	$(patsubst $(SRC)/%,%,$(wildcard $(SRC)/kernel/*.[ch] \
 	$(SRC)/kernel/verbs/*.[ch] $(SRC)/firmware-model/*.[ch]))
 
-.PHONY: install-dkms-source uninstall-dkms-source
+.PHONY: install-dkms-source uninstall-dkms-source deb
 
 install-dkms-source:
 	install -d $(DESTDIR)$(DKMS_SRCDIR)
@@ -30,3 +33,6 @@ install-dkms-source:
 # The directory is the module source's alone.
 uninstall-dkms-source:
 	rm -rf $(DESTDIR)$(DKMS_SRCDIR)
+
+deb:
+	$(SRC)/packaging/make-deb.sh $(SRC) $(BUILD)/deb $(PKG_VERSION)
