@@ -3,7 +3,8 @@
 # percs top-level build.
 #   make          module (percs.ko), libpercs (static, shared, .pc), tools, selftests
 #   make check    install dependencies, build, unit tests (ASan/UBSan), fuzzing
-#                 (libFuzzer, 15 s a target), VM tests
+#                 (libFuzzer, 15 s a target), install/DKMS/Debian package
+#                 tests, VM tests
 #                 on Debian's kernel and on KASAN and KCSAN debug kernels
 #                 (built once, cached in /var/cache/percs)
 #   make run      boot the default emulated system in a VM and run the demo
@@ -72,6 +73,7 @@ check: deps
 	$(MAKE) lint
 	$(MAKE) -j$(CHECK_JOBS) unit-tests
 	$(MAKE) fm-fuzz
+	$(MAKE) -j$(CHECK_JOBS) pkg-tests
 	$(MAKE) vm-tests
 	$(MAKE) vm-tests-kasan
 	$(MAKE) vm-tests-kcsan
