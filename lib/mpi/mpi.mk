@@ -82,4 +82,4 @@ install-mpi: $(MPI_LIB) $(MPI_SAN_LIB) $(MPI_MAN)
 uninstall-mpi:
 	rm -f $(addprefix $(DESTDIR),$(MPI_INSTALLED))
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/percs/mpi ] || \
-		rmdir $(DESTDIR)$(INCLUDEDIR)/percs/mpi
+		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/percs/mpi

@@ -89,4 +89,4 @@ install-shmem: $(SHMEM_LIB) $(SHMEM_SAN_LIB) $(SHMEM_MAN)
 uninstall-shmem:
 	rm -f $(addprefix $(DESTDIR),$(SHMEM_INSTALLED))
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/percs/shmem ] || \
-		rmdir $(DESTDIR)$(INCLUDEDIR)/percs/shmem
+		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/percs/shmem
