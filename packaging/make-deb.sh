@@ -24,6 +24,7 @@ rm -rf "$out" && mkdir -p "$out/percs-$ver"
 # ignores (build products); a tree without git (a source package unpacked)
 # is copied without its build directory.
 if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	# shellcheck disable=SC2016 # $f is the inner shell's
 	(cd "$src" && git ls-files -z --cached --others --exclude-standard |
 		xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
 		xargs -0 cp -P --parents -t "$out/percs-$ver")

@@ -6,6 +6,9 @@
 # holds, percs-dkms's DKMS hooks, the wrappers naming the multiarch
 # library directory, and lintian finding no error and no warning.  TAP on
 # stdout; --count prints the number of tests.
+# The checks are functions run through check(); each ends A && B || {
+# say why; return 1; }.
+# shellcheck disable=SC2317,SC2015
 set -uo pipefail
 plan=7
 [ "${1-}" = --count ] && { echo "$plan"; exit 0; }
@@ -35,8 +38,8 @@ four() {
 	for p in "${pkgs[@]}"; do
 		[ -f "$(deb "$p")" ] || { echo "missing: $(deb "$p")"; bad=1; }
 	done
-	[ $bad = 0 ] || ls "$out"
-	return $bad
+	[ "$bad" = 0 ] || ls "$out"
+	return "$bad"
 }
 check "percs-dkms, libpercs1, libpercs-dev, percs-tools $ver" four
 
@@ -48,7 +51,7 @@ holds() {
 	for f in "$@"; do
 		grep -qx "\./$f" <<<"$list" || { echo "$p lacks /$f"; bad=1; }
 	done
-	return $bad
+	return "$bad"
 }
 lib=usr/lib/$multiarch
 contents() {
@@ -66,7 +69,7 @@ contents() {
 	holds percs-dkms "usr/src/percs-$ver/dkms.conf" "usr/src/percs-$ver/Kbuild" \
 		"usr/src/percs-$ver/kernel/main.c" "usr/src/percs-$ver/kernel/verbs/main.c" \
 		"usr/src/percs-$ver/include/uapi/linux/percs.h" || bad=1
-	return $bad
+	return "$bad"
 }
 check "each package holds its files" contents
 
@@ -80,7 +83,7 @@ dkms_hooks() {
 		tar -xOf - "./usr/src/percs-$ver/dkms.conf" >"$t/dkms.conf" &&
 	grep -qx "PACKAGE_VERSION=\"$ver\"" "$t/dkms.conf" || { ls "$t"; rc=1; }
 	rm -rf "$t"
-	return $rc
+	return "$rc"
 }
 check "percs-dkms: DKMS builds percs $ver on install, removes it on removal" dkms_hooks
 

@@ -7,6 +7,9 @@
 # that nothing outside OUT changes; the modules' vermagic must be the
 # kernel's.  make uninstall-dkms-source must leave the root empty.  OUT is
 # removed at the end.  TAP on stdout; --count prints the number of tests.
+# The checks are functions run through check(); each ends A && B || {
+# say why; return 1; }.
+# shellcheck disable=SC2317,SC2015
 set -uo pipefail
 plan=6
 [ "${1-}" = --count ] && { echo "$plan"; exit 0; }
@@ -47,9 +50,8 @@ check "/usr/src/percs-$ver: Kbuild and dkms.conf for percs $ver" conf
 add_build() {
 	local log
 	dkms_here add && dkms_here build && return 0
-	for log in "$tree"/percs/"$ver"/build/make.log; do
-		[ -f "$log" ] && tail -n 30 "$log"
-	done
+	log=$tree/percs/$ver/build/make.log
+	[ -f "$log" ] && tail -n 30 "$log"
 	return 1
 }
 check "dkms add and dkms build for $kver" add_build
@@ -64,8 +66,8 @@ built() {
 		[ -f "$tree/percs/$ver/$kver/x86_64/module/$m.ko" ] ||
 			{ echo "$m.ko not built"; bad=1; }
 	done
-	[ $bad = 0 ] || find "$tree" -name '*.ko*'
-	return $bad
+	[ "$bad" = 0 ] || find "$tree" -name '*.ko*'
+	return "$bad"
 }
 check "built: ${want[*]/%/.ko}" built
 

@@ -8,6 +8,9 @@
 # and make uninstall in a second root.  TAP on stdout; --count prints the
 # number of tests.  $MAKE is the make to run (make pkg-tests passes its
 # own).
+# The checks are functions run through check(); each ends A && B || {
+# say why; return 1; }.
+# shellcheck disable=SC2317,SC2015
 set -uo pipefail
 plan=12
 [ "${1-}" = --count ] && { echo "$plan"; exit 0; }
@@ -88,7 +91,7 @@ man_pages() {
 		[ -s "$stage/usr/share/man/man1/$p.1" ] ||
 			{ echo "no man page for $p"; bad=1; }
 	done
-	return $bad
+	return "$bad"
 }
 check "every installed program has its man page" man_pages
 
@@ -142,7 +145,7 @@ build_pc_mpi_shmem() {
 		$(pkg-config --cflags --libs percs-shmem)
 	local rc=$?
 	rm -rf "$t"
-	return $rc
+	return "$rc"
 }
 check "the MPI and OpenSHMEM programs build with pkg-config percs-mpi, percs-shmem" \
 	build_pc_mpi_shmem
