@@ -21,15 +21,16 @@ fi
 
 rm -rf "$out" && mkdir -p "$out/percs-$ver"
 # The work tree's files as they are, tracked or new, without what git
-# ignores (build products); a tree without git (a source package unpacked)
-# is copied without its build directory.
+# ignores (build products); elsewhere (no git, or git refusing a tree of
+# another owner) tar leaves out what .gitignore names.
 if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	# shellcheck disable=SC2016 # $f is the inner shell's
 	(cd "$src" && git ls-files -z --cached --others --exclude-standard |
 		xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
 		xargs -0 cp -P --parents -t "$out/percs-$ver")
 else
-	tar -C "$src" --exclude=./build --exclude=./debian/tmp -cf - . |
+	tar -C "$src" --exclude-vcs --exclude-vcs-ignores --exclude=./build \
+		--exclude=./debian/build --exclude=./debian/tmp -cf - . |
 		tar -C "$out/percs-$ver" -xf -
 fi
 cd "$out/percs-$ver"
