@@ -3,10 +3,14 @@
 # percs top-level build.
 #   make          module (percs.ko), libpercs (static, shared, .pc), tools, selftests
 #   make check    install dependencies, build, unit tests (ASan/UBSan), fuzzing
-#                 (libFuzzer, 15 s a target), VM tests
+#                 (libFuzzer, 15 s a target), install/DKMS/Debian package
+#                 tests, VM tests
 #                 on Debian's kernel and on KASAN and KCSAN debug kernels
 #                 (built once, cached in /var/cache/percs)
 #   make run      boot the default emulated system in a VM and run the demo
+#   make install  libraries, headers, pkg-config files, tools, wrappers and
+#                 man pages into $(DESTDIR)$(PREFIX); make uninstall removes
+#                 them (packaging/packaging.mk: DKMS source, make deb)
 #
 # Each directory adds its rules through a fragment (*.mk) included below.
 
@@ -16,12 +20,21 @@ KVER ?= $(shell $(SRC)/scripts/kver.sh)
 KDIR ?= /lib/modules/$(KVER)/build
 
 CC ?= cc
+
+# Where make install puts things; each fragment's install-* and
+# uninstall-* rules use these.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -Werror -O2 -g -pthread \
 	-I$(SRC)/include/uapi -I$(SRC)/lib
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
-.PHONY: all module clean check run unit-tests deps lint
+.PHONY: all module clean check run unit-tests deps lint install uninstall
 all: module
 
 module: percs.ko
@@ -31,7 +44,8 @@ percs.ko: $(wildcard kernel/*.c kernel/*.h kernel/verbs/*.c kernel/verbs/*.h \
 	  include/uapi/linux/percs.h Kbuild
 	$(MAKE) -C $(KDIR) M=$(SRC) modules
 
-include $(wildcard firmware-model/*.mk lib/*.mk lib/*/*.mk tools/*/*.mk selftests/*.mk)
+include $(wildcard firmware-model/*.mk lib/*.mk lib/*/*.mk tools/*/*.mk \
+	selftests/*.mk packaging/*.mk)
 
 # checkpatch, kernel-doc, sparse, uapi layout (-m64/-m32): TAP in results/
 lint: module
@@ -39,6 +53,13 @@ lint: module
 
 deps:
 	$(SRC)/scripts/deps.sh
+
+# make install and make uninstall: each fragment adds its install-* and
+# uninstall-* rules; the project's include directory goes last, once the
+# fragments have emptied it.
+uninstall:
+	[ ! -d $(DESTDIR)$(INCLUDEDIR)/percs ] || \
+		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/percs
 
 # Builds and unit tests run on every CPU; the VM passes one after another
 # (each VM has 2 vCPUs).
@@ -52,6 +73,7 @@ check: deps
 	$(MAKE) lint
 	$(MAKE) -j$(CHECK_JOBS) unit-tests
 	$(MAKE) fm-fuzz
+	$(MAKE) -j$(CHECK_JOBS) pkg-tests
 	$(MAKE) vm-tests
 	$(MAKE) vm-tests-kasan
 	$(MAKE) vm-tests-kcsan

@@ -8,7 +8,12 @@
 #   make lib-unit-tests   $(BUILD)/results/lib.{tap,expected}
 #   make lib-examples     $(BUILD)/lib/tests/coll-vm-check (run it in the VM:
 #                         tools/vm/percs-vm --module percs.ko -- PROG [N])
-#   make install          PREFIX=/usr/local DESTDIR=
+#   make install-lib      into $(DESTDIR)$(LIBDIR) etc. (PREFIX, see Makefile):
+#                         libpercs.a, libpercs-san.a (percs-cc's
+#                         PERCS_CC_SANITIZE), libpercs.so.VERSION and its
+#                         soname and development links, <percs/percs.h>,
+#                         <linux/percs.h>, libpercs.pc, libpercs.7;
+#                         make uninstall-lib removes them
 
 LIBPERCS_VERSION := 1.6.0
 LIBPERCS_SONAME := libpercs.so.1
@@ -32,18 +37,13 @@ LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/pic/%.o) $(LIB_OUT)/pic/fm_cau.o
 LIB_SAN_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/san/%.o) $(LIB_OUT)/san/fm_cau.o
 LIB_TEST := $(LIB_OUT)/tests/lib-unit
 
-PREFIX ?= /usr/local
-LIBDIR ?= $(PREFIX)/lib
-INCLUDEDIR ?= $(PREFIX)/include
-MANDIR ?= $(PREFIX)/share/man
-PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 SCDOC ?= $(shell command -v scdoc 2>/dev/null)
 
 LIB_MAN := $(if $(SCDOC),$(BUILD)/man/libpercs.7)
 LIB_PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(LIBPERCS_VERSION)|g'
 
-.PHONY: lib lib-san lib-unit-tests lib-examples unit-tests install install-lib
+.PHONY: lib lib-san lib-unit-tests lib-examples unit-tests install-lib uninstall-lib
 all: lib lib-examples
 lib: $(LIB_OUT)/libpercs.a $(LIB_OUT)/$(LIBPERCS_SONAME) \
      $(LIB_OUT)/libpercs.so $(LIB_OUT)/libpercs.pc $(LIB_MAN)
@@ -126,13 +126,25 @@ lib-unit-tests: $(LIB_TEST)
 
 unit-tests: lib-unit-tests
 
+# The shared library installs under its full version, with the soname link
+# the loader follows and the development link the linker follows.
+LIB_SHLIB := libpercs.so.$(LIBPERCS_VERSION)
+LIB_INSTALLED := $(addprefix $(LIBDIR)/,libpercs.a libpercs-san.a \
+	$(LIB_SHLIB) $(LIBPERCS_SONAME) libpercs.so) \
+	$(INCLUDEDIR)/percs/percs.h $(INCLUDEDIR)/linux/percs.h \
+	$(PKGCONFIGDIR)/libpercs.pc $(MANDIR)/man7/libpercs.7
+
 install: install-lib
-install-lib: lib
+uninstall: uninstall-lib
+install-lib: $(LIB_OUT)/libpercs.a $(LIB_OUT)/libpercs-san.a \
+	     $(LIB_OUT)/$(LIBPERCS_SONAME) $(LIB_MAN)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/percs $(DESTDIR)$(INCLUDEDIR)/linux
-	install -m 644 $(LIB_OUT)/libpercs.a $(DESTDIR)$(LIBDIR)/libpercs.a
+	install -m 644 $(LIB_OUT)/libpercs.a $(LIB_OUT)/libpercs-san.a \
+		$(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_OUT)/$(LIBPERCS_SONAME) \
-		$(DESTDIR)$(LIBDIR)/$(LIBPERCS_SONAME)
+		$(DESTDIR)$(LIBDIR)/$(LIB_SHLIB)
+	ln -sf $(LIB_SHLIB) $(DESTDIR)$(LIBDIR)/$(LIBPERCS_SONAME)
 	ln -sf $(LIBPERCS_SONAME) $(DESTDIR)$(LIBDIR)/libpercs.so
 	install -m 644 $(SRC)/lib/percs.h $(DESTDIR)$(INCLUDEDIR)/percs/percs.h
 	install -m 644 $(SRC)/include/uapi/linux/percs.h \
@@ -140,3 +152,6 @@ install-lib: lib
 	$(LIB_PC_SED) $(SRC)/lib/libpercs.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libpercs.pc
 	$(if $(LIB_MAN),install -d $(DESTDIR)$(MANDIR)/man7)
 	$(if $(LIB_MAN),install -m 644 $(LIB_MAN) $(DESTDIR)$(MANDIR)/man7/)
+
+uninstall-lib:
+	rm -f $(addprefix $(DESTDIR),$(LIB_INSTALLED))

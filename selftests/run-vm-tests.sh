@@ -19,6 +19,8 @@
 # (percs-bench, every subcommand once) runs after them as one more program
 # named bench, selftests/mpi.sh (MPI programs under percs-run) as one
 # named mpi, selftests/shmem.sh (OpenSHMEM programs) as one named shmem,
+# selftests/installed.sh (programs built against a staged make install) as
+# one named installed,
 # and selftests/verbs.sh (percs_verbs.ko and rdma-core's programs) as one
 # named verbs, with the same oracles; the debug kernels' passes skip them.
 # Then selftests/module.sh (module parameters, rmmod, load/unload cycles)
@@ -320,6 +322,11 @@ fi
 # The OpenSHMEM programs (selftests/shmem.sh), likewise.
 if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted shmem; then
 	run_one "$src/selftests/shmem.sh" shmem "${PERCS_SHMEM_TEST_TIMEOUT:-600}"
+fi
+# The programs built outside the tree against a staged make install
+# (selftests/installed.sh), likewise: a few seconds.
+if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted installed; then
+	run_one "$src/selftests/installed.sh" installed
 fi
 # The verbs device (percs_verbs.ko) under stock rdma-core programs: the
 # stock kernel only (the debug kernels' builds have no ib_core to link to).

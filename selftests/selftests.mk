@@ -8,7 +8,10 @@
 #                    in it, copy the TAP files to $(BUILD)/results/vm-*;
 #                    this pass alone also runs selftests/bench.sh, a smoke
 #                    test of $(BUILD)/tools/percs-bench (vm-bench.tap), and
-#                    selftests/mpi.sh, the MPI programs (vm-mpi.tap)
+#                    selftests/mpi.sh, the MPI programs (vm-mpi.tap), and
+#                    selftests/installed.sh, programs built against a
+#                    staged make install (vm-installed.tap; they are built
+#                    by pkg-install-tests, packaging/packaging.mk)
 #
 # The harness headers come from the kernel source package (never
 # committed): they are extracted once into $(BUILD)/ksrc.  A failing test
@@ -69,7 +72,8 @@ $(ST_VERBS_ATTACK): $(ST_DIR)/helpers/verbs-attack.c $(ST_LIBSAN) \
 # selftests/vm-tests.sh runs the suite on one kernel: Debian's (vm-tests),
 # or a debug kernel built once and cached (vm-tests-kasan, vm-tests-kcsan).
 # Failing tests do not stop make: scripts/summary.sh counts the TAP files.
-vm-tests: module lib $(ST_LIBSAN) selftests bench ctl run-tool mpi-tests
+vm-tests: module lib $(ST_LIBSAN) selftests bench ctl run-tool mpi-tests \
+	  pkg-install-tests
 	@PERCS_BUILD=$(BUILD) PERCS_VM_TIMEOUT=$(ST_VM_TIMEOUT) \
 		$(ST_DIR)/vm-tests.sh stock
 

@@ -5,10 +5,14 @@
 #
 #   make mpi   $(BUILD)/lib/libpercs-mpi.a (+ -san.a), $(BUILD)/tools/percs-cc
 #              and its man page
+#   make install-mpi  both libraries, mpi.h as <percs/mpi/mpi.h>, percs-cc
+#              (naming the installed directories), percs-mpi.pc, the man
+#              page; uninstall-mpi
 #
 # The header is include/mpi/mpi.h: percs-cc adds that directory, nothing is
-# installed as a system-wide mpi.h.  Static libraries: a program links
-# only the calls it uses, and a call outside the subset fails to link.
+# installed as a system-wide mpi.h (it is $(INCLUDEDIR)/percs/mpi/mpi.h).
+# Static libraries: a program links only the calls it uses, and a call
+# outside the subset fails to link.
 
 MPI_SRCS := env.c errors.c comm.c group.c datatype.c op.c request.c p2p.c \
 	bsend.c coll.c coll_v.c
@@ -22,7 +26,7 @@ PERCS_CC := $(BUILD)/tools/percs-cc
 MPI_SCDOC ?= $(shell command -v scdoc 2>/dev/null)
 MPI_MAN := $(if $(MPI_SCDOC),$(BUILD)/man/percs-cc.1)
 
-.PHONY: mpi
+.PHONY: mpi install-mpi uninstall-mpi
 all: mpi
 mpi: $(MPI_LIB) $(MPI_SAN_LIB) $(PERCS_CC) $(MPI_MAN) msg lib lib-san
 
@@ -46,9 +50,36 @@ $(MPI_SAN_LIB): $(MPI_SAN_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# The wrapper with this build's paths filled in.
+# The wrapper with this build's paths filled in; make install fills in
+# the installed ones.  $(call CC_WRAPPER_SED,INCDIR,LIBDIR) (percs-oshcc's
+# too).
+CC_WRAPPER_SED = sed -e 's|@INCDIR@|$(1)|g' -e 's|@LIBDIR@|$(2)|g' \
+	-e 's|@CC@|$(CC)|g'
 $(PERCS_CC): $(SRC)/lib/mpi/percs-cc.in $(SRC)/lib/mpi/mpi.mk
 	@mkdir -p $(@D)
-	sed -e 's|@INCDIR@|$(SRC)/include/mpi|g' -e 's|@LIBDIR@|$(BUILD)/lib|g' \
-		-e 's|@CC@|$(CC)|g' $< > $@.tmp
+	$(call CC_WRAPPER_SED,$(SRC)/include/mpi,$(BUILD)/lib) $< > $@.tmp
 	chmod 755 $@.tmp && mv $@.tmp $@
+
+MPI_INSTALLED := $(LIBDIR)/libpercs-mpi.a $(LIBDIR)/libpercs-mpi-san.a \
+	$(INCLUDEDIR)/percs/mpi/mpi.h $(BINDIR)/percs-cc \
+	$(PKGCONFIGDIR)/percs-mpi.pc $(MANDIR)/man1/percs-cc.1
+
+install: install-mpi
+uninstall: uninstall-mpi
+install-mpi: $(MPI_LIB) $(MPI_SAN_LIB) $(MPI_MAN)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/percs/mpi \
+		$(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(MPI_LIB) $(MPI_SAN_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(SRC)/include/mpi/mpi.h $(DESTDIR)$(INCLUDEDIR)/percs/mpi/
+	$(call CC_WRAPPER_SED,$(INCLUDEDIR)/percs/mpi,$(LIBDIR)) \
+		$(SRC)/lib/mpi/percs-cc.in > $(DESTDIR)$(BINDIR)/percs-cc
+	chmod 755 $(DESTDIR)$(BINDIR)/percs-cc
+	$(LIB_PC_SED) $(SRC)/lib/mpi/percs-mpi.pc.in \
+		> $(DESTDIR)$(PKGCONFIGDIR)/percs-mpi.pc
+	$(if $(MPI_MAN),install -d $(DESTDIR)$(MANDIR)/man1)
+	$(if $(MPI_MAN),install -m 644 $(MPI_MAN) $(DESTDIR)$(MANDIR)/man1/)
+
+uninstall-mpi:
+	rm -f $(addprefix $(DESTDIR),$(MPI_INSTALLED))
+	[ ! -d $(DESTDIR)$(INCLUDEDIR)/percs/mpi ] || \
+		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/percs/mpi

@@ -4,6 +4,8 @@
 # job (tagged eager/rendezvous protocol over libpercs windows).
 #
 #   make msg        $(BUILD)/lib/libpercs-msg.a, libpercs-msg-san.a ($(SAN_FLAGS))
+#   make install-msg  both libraries and <percs/percs_msg.h> (it includes
+#                   percs.h from the same directory); uninstall-msg
 #
 # A library of its own beside libpercs (Documentation/design.rst,
 # "Messaging layer"): the driver library stays the thin HFI layer, and
@@ -18,7 +20,7 @@ MSG_SAN_OBJS := $(MSG_SRCS:%.c=$(BUILD)/lib/msg/san/%.o)
 MSG_LIB := $(BUILD)/lib/libpercs-msg.a
 MSG_SAN_LIB := $(BUILD)/lib/libpercs-msg-san.a
 
-.PHONY: msg
+.PHONY: msg install-msg uninstall-msg
 all: msg
 msg: $(MSG_LIB) $(MSG_SAN_LIB)
 
@@ -37,3 +39,16 @@ $(MSG_LIB): $(MSG_OBJS)
 $(MSG_SAN_LIB): $(MSG_SAN_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
+
+MSG_INSTALLED := $(LIBDIR)/libpercs-msg.a $(LIBDIR)/libpercs-msg-san.a \
+	$(INCLUDEDIR)/percs/percs_msg.h
+
+install: install-msg
+uninstall: uninstall-msg
+install-msg: $(MSG_LIB) $(MSG_SAN_LIB)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/percs
+	install -m 644 $(MSG_LIB) $(MSG_SAN_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(SRC)/lib/msg/percs_msg.h $(DESTDIR)$(INCLUDEDIR)/percs/
+
+uninstall-msg:
+	rm -f $(addprefix $(DESTDIR),$(MSG_INSTALLED))

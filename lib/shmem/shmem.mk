@@ -6,6 +6,10 @@
 #
 #   make shmem  $(BUILD)/lib/libpercs-shmem.a (+ -san.a),
 #               $(BUILD)/tools/percs-oshcc, percs-oshrun, man pages
+#   make install-shmem  both libraries, shmem.h as <percs/shmem/shmem.h>,
+#               percs-oshcc (naming the installed directories), percs-oshrun
+#               (a link to percs-run, as is its man page), percs-shmem.pc,
+#               the man page; uninstall-shmem
 #
 # The header is include/shmem/shmem.h: percs-oshcc adds that directory.
 # Static libraries: a call outside the subset fails to link.
@@ -24,7 +28,7 @@ PERCS_OSHRUN := $(BUILD)/tools/percs-oshrun
 SHMEM_SCDOC ?= $(shell command -v scdoc 2>/dev/null)
 SHMEM_MAN := $(if $(SHMEM_SCDOC),$(BUILD)/man/percs-oshcc.1)
 
-.PHONY: shmem
+.PHONY: shmem install-shmem uninstall-shmem
 all: shmem
 shmem: $(SHMEM_LIB) $(SHMEM_SAN_LIB) $(PERCS_OSHCC) $(PERCS_OSHRUN) \
 	$(SHMEM_MAN) msg lib lib-san
@@ -52,10 +56,37 @@ $(SHMEM_SAN_LIB): $(SHMEM_SAN_OBJS)
 # The wrapper with this build's paths filled in.
 $(PERCS_OSHCC): $(SRC)/lib/shmem/percs-oshcc.in $(SRC)/lib/shmem/shmem.mk
 	@mkdir -p $(@D)
-	sed -e 's|@INCDIR@|$(SRC)/include/shmem|g' -e 's|@LIBDIR@|$(BUILD)/lib|g' \
-		-e 's|@CC@|$(CC)|g' $< > $@.tmp
+	$(call CC_WRAPPER_SED,$(SRC)/include/shmem,$(BUILD)/lib) $< > $@.tmp
 	chmod 755 $@.tmp && mv $@.tmp $@
 
 # oshrun's name for percs-run: the same launcher.
 $(PERCS_OSHRUN): $(BUILD)/tools/percs-run
 	ln -sf percs-run $@
+
+SHMEM_INSTALLED := $(LIBDIR)/libpercs-shmem.a $(LIBDIR)/libpercs-shmem-san.a \
+	$(INCLUDEDIR)/percs/shmem/shmem.h $(BINDIR)/percs-oshcc \
+	$(BINDIR)/percs-oshrun $(PKGCONFIGDIR)/percs-shmem.pc \
+	$(MANDIR)/man1/percs-oshcc.1 $(MANDIR)/man1/percs-oshrun.1
+
+install: install-shmem
+uninstall: uninstall-shmem
+install-shmem: $(SHMEM_LIB) $(SHMEM_SAN_LIB) $(SHMEM_MAN)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/percs/shmem \
+		$(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(SHMEM_LIB) $(SHMEM_SAN_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(SRC)/include/shmem/shmem.h \
+		$(DESTDIR)$(INCLUDEDIR)/percs/shmem/
+	$(call CC_WRAPPER_SED,$(INCLUDEDIR)/percs/shmem,$(LIBDIR)) \
+		$(SRC)/lib/shmem/percs-oshcc.in > $(DESTDIR)$(BINDIR)/percs-oshcc
+	chmod 755 $(DESTDIR)$(BINDIR)/percs-oshcc
+	ln -sf percs-run $(DESTDIR)$(BINDIR)/percs-oshrun
+	$(LIB_PC_SED) $(SRC)/lib/shmem/percs-shmem.pc.in \
+		> $(DESTDIR)$(PKGCONFIGDIR)/percs-shmem.pc
+	$(if $(SHMEM_MAN),install -d $(DESTDIR)$(MANDIR)/man1)
+	$(if $(SHMEM_MAN),install -m 644 $(SHMEM_MAN) $(DESTDIR)$(MANDIR)/man1/)
+	$(if $(SHMEM_MAN),ln -sf percs-run.1 $(DESTDIR)$(MANDIR)/man1/percs-oshrun.1)
+
+uninstall-shmem:
+	rm -f $(addprefix $(DESTDIR),$(SHMEM_INSTALLED))
+	[ ! -d $(DESTDIR)$(INCLUDEDIR)/percs/shmem ] || \
+		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/percs/shmem

@@ -28,10 +28,8 @@ BENCH_SAN_OBJS := $(BENCH_SRCS:%.c=$(BUILD)/tools/bench/san/%.o)
 BENCH_SAN_BIN := $(BUILD)/tools/percs-bench-san
 BENCH_SAN_LIBA := $(BUILD)/lib/libpercs-san.a
 BENCH_SHIM := $(BUILD)/tools/test-fake-hfi.so
-PREFIX ?= /usr/local
-MANDIR ?= $(PREFIX)/share/man
 
-.PHONY: bench bench-unit-tests install-bench
+.PHONY: bench bench-unit-tests install-bench uninstall-bench
 all: bench
 bench: $(BENCH_BIN) $(BENCH_MAN) $(BUILD)/tools/verbs-floor
 
@@ -80,9 +78,14 @@ $(BUILD)/man/percs-bench.1: $(SRC)/tools/bench/percs-bench.1.scd
 	@mkdir -p $(@D)
 	$(BENCH_SCDOC) < $< > $@
 
+# verbs-floor is the verbs benchmark's helper, not installed.
 install: install-bench
-install-bench: bench
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(BENCH_BIN) $(DESTDIR)$(PREFIX)/bin/percs-bench
+uninstall: uninstall-bench
+install-bench: $(BENCH_BIN) $(BENCH_MAN)
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(BENCH_BIN) $(DESTDIR)$(BINDIR)/percs-bench
 	$(if $(BENCH_MAN),install -d $(DESTDIR)$(MANDIR)/man1)
 	$(if $(BENCH_MAN),install -m 644 $(BENCH_MAN) $(DESTDIR)$(MANDIR)/man1/)
+
+uninstall-bench:
+	rm -f $(DESTDIR)$(BINDIR)/percs-bench $(DESTDIR)$(MANDIR)/man1/percs-bench.1

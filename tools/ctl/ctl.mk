@@ -24,13 +24,10 @@ CTL_FM_SRCS := $(addprefix $(SRC)/firmware-model/,topology.c link.c rtable.c \
 CTL_HDRS := $(SRC)/tools/ctl/ctl.h $(SRC)/lib/percs.h \
 	$(SRC)/include/uapi/linux/percs.h $(wildcard $(SRC)/firmware-model/*.h)
 CTL_CFLAGS := $(CFLAGS_COMMON) -iquote $(SRC)/firmware-model
-PREFIX ?= /usr/local
-BINDIR ?= $(PREFIX)/bin
-MANDIR ?= $(PREFIX)/share/man
 SCDOC ?= $(shell command -v scdoc 2>/dev/null)
 CTL_MAN := $(if $(SCDOC),$(BUILD)/man/percs-ctl.1)
 
-.PHONY: ctl ctl-unit-tests install-ctl
+.PHONY: ctl ctl-unit-tests install-ctl uninstall-ctl
 all: ctl
 ctl: $(CTL_BIN) $(CTL_MAN)
 
@@ -72,8 +69,12 @@ ctl-unit-tests: $(CTL_BIN) $(CTL_SAN_BIN) $(BUILD)/tools/test-fake-hfi.so
 unit-tests: ctl-unit-tests
 
 install: install-ctl
-install-ctl: ctl
+uninstall: uninstall-ctl
+install-ctl: $(CTL_BIN) $(CTL_MAN)
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 755 $(CTL_BIN) $(DESTDIR)$(BINDIR)/percs-ctl
 	$(if $(CTL_MAN),install -d $(DESTDIR)$(MANDIR)/man1)
 	$(if $(CTL_MAN),install -m 644 $(CTL_MAN) $(DESTDIR)$(MANDIR)/man1/)
+
+uninstall-ctl:
+	rm -f $(DESTDIR)$(BINDIR)/percs-ctl $(DESTDIR)$(MANDIR)/man1/percs-ctl.1

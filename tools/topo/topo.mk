@@ -19,10 +19,8 @@ TOPO_CFLAGS := $(CFLAGS_COMMON) -D_GNU_SOURCE -I$(SRC)/firmware-model \
 	-Wmissing-prototypes -Wshadow -Wvla
 TOPO_SCDOC ?= $(shell command -v scdoc 2>/dev/null)
 TOPO_MAN := $(if $(TOPO_SCDOC),$(BUILD)/man/percs-topo.1)
-PREFIX ?= /usr/local
-MANDIR ?= $(PREFIX)/share/man
 
-.PHONY: topo topo-unit-tests install-topo
+.PHONY: topo topo-unit-tests install-topo uninstall-topo
 all: topo
 topo: $(TOPO_BIN) $(TOPO_MAN)
 
@@ -44,8 +42,12 @@ topo-unit-tests: $(TOPO_BIN)
 unit-tests: topo-unit-tests
 
 install: install-topo
-install-topo: topo
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(TOPO_BIN) $(DESTDIR)$(PREFIX)/bin/percs-topo
+uninstall: uninstall-topo
+install-topo: $(TOPO_BIN) $(TOPO_MAN)
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(TOPO_BIN) $(DESTDIR)$(BINDIR)/percs-topo
 	$(if $(TOPO_MAN),install -d $(DESTDIR)$(MANDIR)/man1)
 	$(if $(TOPO_MAN),install -m 644 $(TOPO_MAN) $(DESTDIR)$(MANDIR)/man1/)
+
+uninstall-topo:
+	rm -f $(DESTDIR)$(BINDIR)/percs-topo $(DESTDIR)$(MANDIR)/man1/percs-topo.1
