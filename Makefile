@@ -67,16 +67,18 @@ CHECK_JOBS ?= $(shell nproc)
 
 # Each test stage writes TAP files into $(BUILD)/results; the summary counts
 # them and prints "N passed, N failed".
+# Each stage's time goes to results/stage-times (the summary prints it).
+STAGE = $(SRC)/scripts/stage-time.sh $(BUILD)/results
 check: deps
 	rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
-	$(MAKE) -j$(CHECK_JOBS) all
-	$(MAKE) lint
-	$(MAKE) -j$(CHECK_JOBS) unit-tests
-	$(MAKE) fm-fuzz
-	$(MAKE) -j$(CHECK_JOBS) pkg-tests
-	$(MAKE) vm-tests
-	$(MAKE) vm-tests-kasan
-	$(MAKE) vm-tests-kcsan
+	$(STAGE) build $(MAKE) -j$(CHECK_JOBS) all
+	$(STAGE) lint $(MAKE) lint
+	$(STAGE) unit $(MAKE) -j$(CHECK_JOBS) unit-tests
+	$(STAGE) fuzz $(MAKE) fm-fuzz
+	$(STAGE) pkg $(MAKE) -j$(CHECK_JOBS) pkg-tests
+	$(STAGE) vm-stock $(MAKE) vm-tests
+	$(STAGE) vm-kasan $(MAKE) vm-tests-kasan
+	$(STAGE) vm-kcsan $(MAKE) vm-tests-kcsan
 	$(SRC)/scripts/summary.sh $(BUILD)/results
 
 # The first command on a bare machine too: dependencies (the kernel image

@@ -5,6 +5,7 @@
 #
 #   NAME.tap: P passed, F failed, S skipped     (one line per file)
 #     not ok 3 name                             (each failing test)
+#   stage times: build 97 s, lint 40 s, ...     (if DIR/stage-times exists)
 #   N passed, N failed[, N skipped]             (the last line)
 #
 # Only top-level results count: lines that start, in column 0, with "ok" or
@@ -138,6 +139,14 @@ for name in "${names[@]}"; do
 	total_f=$((total_f + f))
 	total_s=$((total_s + s))
 done
+
+# make check's stage times (scripts/stage-time.sh), on one line.
+if [ -s "$dir/stage-times" ]; then
+	times=$(awk '{ t += $2; printf "%s%s %d s", (NR > 1 ? ", " : ""), $1, $2 }
+		END { printf " (%d min %d s in all)", t / 60, t % 60 }' \
+		"$dir/stage-times")
+	echo "stage times: $times"
+fi
 
 line="$total_p passed, $total_f failed"
 ((total_s > 0)) && line+=", $total_s skipped"

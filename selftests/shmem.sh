@@ -28,7 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Small heaps: up to 16 PEs pin theirs at once in a 2 GiB VM.
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-4M}
 
-plan=22
+plan=28
 # shellcheck source=selftests/job-tap.sh
 . "$here/job-tap.sh"
 
@@ -73,6 +73,16 @@ if [ -w "$isr/reorder_ppm" ]; then
 else
 	not_ok "order under reorder: $isr/reorder_ppm is not writable"
 fi
+for np in 1 2 7; do
+	job "put-with-signal, alltoalls, vector waits, split_2d, contexts, $np PEs" 0 \
+		"signal: $np PEs" '' 180 -n $np "$bin/signal" 4
+done
+job "an unknown signal operation aborts naming the call" 1 '' \
+	'PE 0: shmem_putmem_signal: no signal operation 7' 60 -n 2 "$bin/bad" sigop
+job "a signal word outside symmetric memory aborts" 1 '' \
+	'PE 0: shmem_putmem_signal: sig_addr 0x[0-9a-f]+ is not symmetric' 60 -n 2 "$bin/bad" sigaddr
+job "a PE outside a team context's team aborts naming the call" 1 '' \
+	"PE 0: shmem_ctx_long_p: PE 1 is out of the context's team \\(0 \\.\\. 0\\)" 60 -n 2 "$bin/bad" ctxpe
 job "a put to a stack address aborts naming the call" 1 '' \
 	'PE 0: shmem_putmem: address .* is not symmetric' 60 -n 2 "$bin/bad" nonsym
 job "a PE out of range aborts naming the call" 1 '' \

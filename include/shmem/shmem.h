@@ -79,7 +79,8 @@ extern shmem_team_t percs_shmem_team_shared;
 /**
  * struct shmem_team_config - what shmem_team_split_strided() may be told
  *	(typedef shmem_team_config_t)
- * @num_contexts: contexts wanted on the team (none are provided: ignored)
+ * @num_contexts: contexts wanted on the team (ignored: shmem_team_create_ctx()
+ *	makes them on demand)
  */
 typedef struct shmem_team_config {
 	int num_contexts;
@@ -160,6 +161,58 @@ void *shmem_realloc(void *ptr, size_t size);
 /** shmem_free() - free @ptr (NULL: nothing but the barrier) */
 void shmem_free(void *ptr);
 
+/* ---- communication contexts --------------------------------------------- */
+
+/*
+ * shmem_ctx_t: an ordering and completion domain for RMA and atomics; one
+ * made on a team numbers PEs as the team does.  Every RMA and atomic call
+ * below also exists as shmem_ctx_NAME(ctx, ...) (e.g. shmem_ctx_long_put,
+ * shmem_ctx_putmem, shmem_ctx_int_atomic_fetch_add), whose PE argument is
+ * a PE of the context's team.  All contexts of a PE issue through its one
+ * RMA window, so shmem_ctx_quiet() and shmem_ctx_fence() complete or order
+ * all of the PE's operations (a superset, as OpenSHMEM allows).
+ */
+typedef struct percs_shmem_ctx *shmem_ctx_t;
+extern shmem_ctx_t percs_shmem_ctx_default;
+#define SHMEM_CTX_DEFAULT	percs_shmem_ctx_default
+#define SHMEM_CTX_INVALID	((shmem_ctx_t)0)
+#define SHMEM_CTX_SERIALIZED	(1L << 0)
+#define SHMEM_CTX_PRIVATE	(1L << 1)
+#define SHMEM_CTX_NOSTORE	(1L << 2)
+
+/*
+ * Declares shmem_NAME(args) and shmem_ctx_NAME(shmem_ctx_t ctx, args).
+ */
+#define PERCS_SHMEM_CTX_PAIR(RET, NAME, ...)				\
+RET shmem_##NAME(__VA_ARGS__);						\
+RET shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
+
+/**
+ * shmem_ctx_create() - a context numbering PEs as the world does
+ * @options: SHMEM_CTX_SERIALIZED, SHMEM_CTX_PRIVATE, SHMEM_CTX_NOSTORE
+ *	(accepted; every context already behaves as the strictest)
+ * @ctx: set to the context, or %SHMEM_CTX_INVALID on failure
+ * Return: 0, or -1 for unknown @options bits or no memory.
+ */
+int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+/**
+ * shmem_team_create_ctx() - a context whose PE arguments are @team's PEs
+ * Return: 0; -1 for %SHMEM_TEAM_INVALID, unknown @options or no memory
+ * (*@ctx is then %SHMEM_CTX_INVALID).
+ */
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+/**
+ * shmem_ctx_destroy() - complete @ctx's operations and free it
+ *	(%SHMEM_CTX_INVALID: nothing; %SHMEM_CTX_DEFAULT aborts)
+ */
+void shmem_ctx_destroy(shmem_ctx_t ctx);
+/** shmem_ctx_get_team() - @ctx's team (the world's for world contexts) */
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+/** shmem_ctx_quiet() - complete @ctx's operations (and the PE's others) */
+void shmem_ctx_quiet(shmem_ctx_t ctx);
+/** shmem_ctx_fence() - order @ctx's operations (and the PE's others) */
+void shmem_ctx_fence(shmem_ctx_t ctx);
+
 /* ---- remote memory access ------------------------------------------------ */
 
 /*
@@ -186,30 +239,36 @@ void shmem_free(void *ptr);
 	X(ptrdiff, ptrdiff_t)
 
 #define PERCS_SHMEM_RMA_DECL(N, T)					\
-void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);	\
-void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);	\
-void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe); \
-void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe); \
-void shmem_##N##_p(T *dest, T value, int pe);				\
-T shmem_##N##_g(const T *source, int pe);				\
-void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst,		\
-		      ptrdiff_t sst, size_t nelems, int pe);		\
-void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst,		\
-		      ptrdiff_t sst, size_t nelems, int pe);
+PERCS_SHMEM_CTX_PAIR(void, N##_put, T *dest, const T *source,		\
+		     size_t nelems, int pe)				\
+PERCS_SHMEM_CTX_PAIR(void, N##_get, T *dest, const T *source,		\
+		     size_t nelems, int pe)				\
+PERCS_SHMEM_CTX_PAIR(void, N##_put_nbi, T *dest, const T *source,	\
+		     size_t nelems, int pe)				\
+PERCS_SHMEM_CTX_PAIR(void, N##_get_nbi, T *dest, const T *source,	\
+		     size_t nelems, int pe)				\
+PERCS_SHMEM_CTX_PAIR(void, N##_p, T *dest, T value, int pe)		\
+PERCS_SHMEM_CTX_PAIR(T, N##_g, const T *source, int pe)		\
+PERCS_SHMEM_CTX_PAIR(void, N##_iput, T *dest, const T *source,		\
+		     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+PERCS_SHMEM_CTX_PAIR(void, N##_iget, T *dest, const T *source,		\
+		     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 PERCS_SHMEM_RMA_TYPES(PERCS_SHMEM_RMA_DECL)
 
 #define PERCS_SHMEM_SIZES(X) X(8) X(16) X(32) X(64) X(128)
 #define PERCS_SHMEM_SIZE_DECL(S)					\
-void shmem_put##S(void *dest, const void *source, size_t nelems, int pe); \
-void shmem_get##S(void *dest, const void *source, size_t nelems, int pe); \
-void shmem_put##S##_nbi(void *dest, const void *source, size_t nelems,	\
-			int pe);					\
-void shmem_get##S##_nbi(void *dest, const void *source, size_t nelems,	\
-			int pe);					\
-void shmem_iput##S(void *dest, const void *source, ptrdiff_t dst,	\
-		   ptrdiff_t sst, size_t nelems, int pe);		\
-void shmem_iget##S(void *dest, const void *source, ptrdiff_t dst,	\
-		   ptrdiff_t sst, size_t nelems, int pe);
+PERCS_SHMEM_CTX_PAIR(void, put##S, void *dest, const void *source,	\
+		     size_t nelems, int pe)				\
+PERCS_SHMEM_CTX_PAIR(void, get##S, void *dest, const void *source,	\
+		     size_t nelems, int pe)				\
+PERCS_SHMEM_CTX_PAIR(void, put##S##_nbi, void *dest, const void *source, \
+		     size_t nelems, int pe)				\
+PERCS_SHMEM_CTX_PAIR(void, get##S##_nbi, void *dest, const void *source, \
+		     size_t nelems, int pe)				\
+PERCS_SHMEM_CTX_PAIR(void, iput##S, void *dest, const void *source,	\
+		     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+PERCS_SHMEM_CTX_PAIR(void, iget##S, void *dest, const void *source,	\
+		     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 PERCS_SHMEM_SIZES(PERCS_SHMEM_SIZE_DECL)
 
 /**
@@ -224,13 +283,73 @@ PERCS_SHMEM_SIZES(PERCS_SHMEM_SIZE_DECL)
  * straight from @source when it is symmetric memory (registered), through
  * a registered bounce buffer otherwise.
  */
-void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
-/** shmem_getmem() - copy @nelems bytes from @source on @pe to @dest */
-void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
-/** shmem_putmem_nbi() - shmem_putmem() that may return before @source is read */
-void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-/** shmem_getmem_nbi() - shmem_getmem() completed by shmem_quiet() */
-void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+PERCS_SHMEM_CTX_PAIR(void, putmem, void *dest, const void *source,
+		     size_t nelems, int pe)
+/* shmem_getmem() - copy @nelems bytes from @source on @pe to @dest */
+PERCS_SHMEM_CTX_PAIR(void, getmem, void *dest, const void *source,
+		     size_t nelems, int pe)
+/* shmem_putmem_nbi() - shmem_putmem() that may return before @source is read */
+PERCS_SHMEM_CTX_PAIR(void, putmem_nbi, void *dest, const void *source,
+		     size_t nelems, int pe)
+/* shmem_getmem_nbi() - shmem_getmem() completed by shmem_quiet() */
+PERCS_SHMEM_CTX_PAIR(void, getmem_nbi, void *dest, const void *source,
+		     size_t nelems, int pe)
+
+/* ---- put with signal ------------------------------------------------------ */
+
+#define SHMEM_SIGNAL_SET	0
+#define SHMEM_SIGNAL_ADD	1
+
+/**
+ * shmem_putmem_signal() - put @nelems bytes, then update a signal word
+ * @dest: symmetric address
+ * @source: any local address
+ * @nelems: bytes
+ * @sig_addr: a symmetric uint64_t on @pe
+ * @signal: the value written (SET) or added (ADD)
+ * @sig_op: %SHMEM_SIGNAL_SET or %SHMEM_SIGNAL_ADD
+ * @pe: the target PE
+ *
+ * The signal changes only after the data has landed on @pe (its RDMA
+ * completed), and by the HFI's atomic unit: atomic with other PEs'
+ * updates of the word.  A bad @sig_op or a non-symmetric @sig_addr aborts
+ * naming the call.  The _nbi forms may return before the signal's update
+ * completes; shmem_quiet() completes it.
+ *
+ * Typed: shmem_TYPENAME_put_signal(_nbi)(dest, source, nelems, sig_addr,
+ * signal, sig_op, pe), and sized shmem_putSIZE_signal(_nbi).
+ */
+PERCS_SHMEM_CTX_PAIR(void, putmem_signal, void *dest, const void *source,
+		     size_t nelems, uint64_t *sig_addr, uint64_t signal,
+		     int sig_op, int pe)
+/* shmem_putmem_signal_nbi() - shmem_putmem_signal() completed by quiet */
+PERCS_SHMEM_CTX_PAIR(void, putmem_signal_nbi, void *dest,
+		     const void *source, size_t nelems, uint64_t *sig_addr,
+		     uint64_t signal, int sig_op, int pe)
+#define PERCS_SHMEM_SIGNAL_DECL(N, T)					\
+PERCS_SHMEM_CTX_PAIR(void, N##_put_signal, T *dest, const T *source,	\
+		     size_t nelems, uint64_t *sig_addr, uint64_t signal, \
+		     int sig_op, int pe)				\
+PERCS_SHMEM_CTX_PAIR(void, N##_put_signal_nbi, T *dest,		\
+		     const T *source, size_t nelems, uint64_t *sig_addr, \
+		     uint64_t signal, int sig_op, int pe)
+PERCS_SHMEM_RMA_TYPES(PERCS_SHMEM_SIGNAL_DECL)
+#define PERCS_SHMEM_SIGNAL_SIZE_DECL(S)					\
+PERCS_SHMEM_CTX_PAIR(void, put##S##_signal, void *dest,		\
+		     const void *source, size_t nelems, uint64_t *sig_addr, \
+		     uint64_t signal, int sig_op, int pe)		\
+PERCS_SHMEM_CTX_PAIR(void, put##S##_signal_nbi, void *dest,		\
+		     const void *source, size_t nelems, uint64_t *sig_addr, \
+		     uint64_t signal, int sig_op, int pe)
+PERCS_SHMEM_SIZES(PERCS_SHMEM_SIGNAL_SIZE_DECL)
+/** shmem_signal_fetch() - the signal word's value (an atomic load) */
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
+/**
+ * shmem_signal_wait_until() - wait until the signal word compares true
+ *	with @cmp_value (@cmp: SHMEM_CMP_*); return its value then
+ */
+uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp,
+				 uint64_t cmp_value);
 
 /* ---- atomic memory operations ------------------------------------------- */
 
@@ -255,31 +374,35 @@ void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 	X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t)
 
 #define PERCS_SHMEM_AMO_EXT_DECL(N, T)					\
-T shmem_##N##_atomic_fetch(const T *source, int pe);			\
-void shmem_##N##_atomic_set(T *dest, T value, int pe);			\
-T shmem_##N##_atomic_swap(T *dest, T value, int pe);			\
-void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe);	\
-void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);
+PERCS_SHMEM_CTX_PAIR(T, N##_atomic_fetch, const T *source, int pe)	\
+PERCS_SHMEM_CTX_PAIR(void, N##_atomic_set, T *dest, T value, int pe)	\
+PERCS_SHMEM_CTX_PAIR(T, N##_atomic_swap, T *dest, T value, int pe)	\
+PERCS_SHMEM_CTX_PAIR(void, N##_atomic_fetch_nbi, T *fetch,		\
+		     const T *source, int pe)				\
+PERCS_SHMEM_CTX_PAIR(void, N##_atomic_swap_nbi, T *fetch, T *dest,	\
+		     T value, int pe)
 #define PERCS_SHMEM_AMO_STD_DECL(N, T)					\
-T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);	\
-T shmem_##N##_atomic_fetch_inc(T *dest, int pe);			\
-void shmem_##N##_atomic_inc(T *dest, int pe);				\
-T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe);		\
-void shmem_##N##_atomic_add(T *dest, T value, int pe);			\
-void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond,	\
-					 T value, int pe);		\
-void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);	\
-void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe);
+PERCS_SHMEM_CTX_PAIR(T, N##_atomic_compare_swap, T *dest, T cond,	\
+		     T value, int pe)					\
+PERCS_SHMEM_CTX_PAIR(T, N##_atomic_fetch_inc, T *dest, int pe)		\
+PERCS_SHMEM_CTX_PAIR(void, N##_atomic_inc, T *dest, int pe)		\
+PERCS_SHMEM_CTX_PAIR(T, N##_atomic_fetch_add, T *dest, T value, int pe) \
+PERCS_SHMEM_CTX_PAIR(void, N##_atomic_add, T *dest, T value, int pe)	\
+PERCS_SHMEM_CTX_PAIR(void, N##_atomic_compare_swap_nbi, T *fetch,	\
+		     T *dest, T cond, T value, int pe)			\
+PERCS_SHMEM_CTX_PAIR(void, N##_atomic_fetch_inc_nbi, T *fetch, T *dest, \
+		     int pe)						\
+PERCS_SHMEM_CTX_PAIR(void, N##_atomic_fetch_add_nbi, T *fetch, T *dest, \
+		     T value, int pe)
+#define PERCS_SHMEM_AMO_BIT_DECL1(N, T, OP)				\
+PERCS_SHMEM_CTX_PAIR(T, N##_atomic_fetch_##OP, T *dest, T value, int pe) \
+PERCS_SHMEM_CTX_PAIR(void, N##_atomic_##OP, T *dest, T value, int pe)	\
+PERCS_SHMEM_CTX_PAIR(void, N##_atomic_fetch_##OP##_nbi, T *fetch,	\
+		     T *dest, T value, int pe)
 #define PERCS_SHMEM_AMO_BIT_DECL(N, T)					\
-T shmem_##N##_atomic_fetch_and(T *dest, T value, int pe);		\
-T shmem_##N##_atomic_fetch_or(T *dest, T value, int pe);		\
-T shmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);		\
-void shmem_##N##_atomic_and(T *dest, T value, int pe);			\
-void shmem_##N##_atomic_or(T *dest, T value, int pe);			\
-void shmem_##N##_atomic_xor(T *dest, T value, int pe);			\
-void shmem_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value, int pe); \
-void shmem_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value, int pe); \
-void shmem_##N##_atomic_fetch_xor_nbi(T *fetch, T *dest, T value, int pe);
+	PERCS_SHMEM_AMO_BIT_DECL1(N, T, and)				\
+	PERCS_SHMEM_AMO_BIT_DECL1(N, T, or)				\
+	PERCS_SHMEM_AMO_BIT_DECL1(N, T, xor)
 PERCS_SHMEM_AMO_EXT_TYPES(PERCS_SHMEM_AMO_EXT_DECL)
 PERCS_SHMEM_AMO_TYPES(PERCS_SHMEM_AMO_STD_DECL)
 PERCS_SHMEM_AMO_BIT_TYPES(PERCS_SHMEM_AMO_BIT_DECL)
@@ -341,9 +464,29 @@ int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status,	\
 size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status,	\
 			    int cmp, T cmp_value);			\
 size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices,	\
-			     const int *status, int cmp, T cmp_value);
+			     const int *status, int cmp, T cmp_value);	\
+void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems,		\
+				       const int *status, int cmp,	\
+				       T *cmp_values);			\
+size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems,	\
+					 const int *status, int cmp,	\
+					 T *cmp_values);		\
+size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems,	\
+					  size_t *indices,		\
+					  const int *status, int cmp,	\
+					  T *cmp_values);		\
+int shmem_##N##_test_all_vector(T *ivars, size_t nelems,		\
+				const int *status, int cmp,		\
+				T *cmp_values);				\
+size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems,		\
+				   const int *status, int cmp,		\
+				   T *cmp_values);			\
+size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems,		\
+				    size_t *indices, const int *status,	\
+				    int cmp, T *cmp_values);
 PERCS_SHMEM_P2P_TYPES(PERCS_SHMEM_P2P_DECL)
 /*
+ * The _vector forms compare element i with @cmp_values[i].
  * @status (may be NULL): non-zero entries are left out.  _any returns the
  * index of one element that satisfies the comparison (SIZE_MAX when every
  * entry is left out), _some the number found and their indices, _all 0
@@ -392,6 +535,27 @@ int shmem_team_n_pes(shmem_team_t team);
 int shmem_team_split_strided(shmem_team_t parent, int start, int stride,
 			     int size, const shmem_team_config_t *config,
 			     long config_mask, shmem_team_t *new_team);
+/**
+ * shmem_team_split_2d() - rows and columns of @parent
+ * @parent: the team split
+ * @xrange: PEs per row (more than @parent's size: one row)
+ * @xaxis_config: ignored (may be NULL)
+ * @xaxis_mask: ignored
+ * @xaxis_team: set to this PE's row: the parent PEs i with the same
+ *	i / @xrange, numbered by i % @xrange
+ * @yaxis_config: ignored (may be NULL)
+ * @yaxis_mask: ignored
+ * @yaxis_team: set to this PE's column: the same i % @xrange, numbered by
+ *	i / @xrange
+ *
+ * Collective over @parent.  Return: 0; -1 for @xrange < 1 (both teams
+ * %SHMEM_TEAM_INVALID on every PE).
+ */
+int shmem_team_split_2d(shmem_team_t parent, int xrange,
+			const shmem_team_config_t *xaxis_config,
+			long xaxis_mask, shmem_team_t *xaxis_team,
+			const shmem_team_config_t *yaxis_config,
+			long yaxis_mask, shmem_team_t *yaxis_team);
 /** shmem_team_translate_pe() - @src_pe of @src_team in @dest_team, or -1 */
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe,
 			    shmem_team_t dest_team);
@@ -418,6 +582,13 @@ int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source,
 /** shmem_alltoallmem() - block j of @source to member j's block me of @dest */
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source,
 		      size_t nelems);
+/**
+ * shmem_alltoallsmem() - strided alltoall: byte k of the block for member
+ *	j is @source[(j * nelems + k) * sst] and lands in
+ *	@dest[(me * nelems + k) * dst] on j; strides of at least 1
+ */
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source,
+		       ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 
 #define PERCS_SHMEM_COLL_DECL(N, T)					\
 int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source,	\
@@ -427,7 +598,9 @@ int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source,	\
 int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source,	\
 			 size_t nelems);				\
 int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source,	\
-			 size_t nelems);
+			 size_t nelems);				\
+int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source,	\
+			  ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 PERCS_SHMEM_RMA_TYPES(PERCS_SHMEM_COLL_DECL)
 
 /* Reductions: shmem_TYPENAME_OP_reduce(team, dest, source, nreduce) */
@@ -492,6 +665,12 @@ void shmem_alltoall32(void *dest, const void *source, size_t nelems,
 		      int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_alltoall64(void *dest, const void *source, size_t nelems,
 		      int PE_start, int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoalls32(void *dest, const void *source, ptrdiff_t dst,
+		       ptrdiff_t sst, size_t nelems, int PE_start,
+		       int logPE_stride, int PE_size, long *pSync);
+void shmem_alltoalls64(void *dest, const void *source, ptrdiff_t dst,
+		       ptrdiff_t sst, size_t nelems, int PE_start,
+		       int logPE_stride, int PE_size, long *pSync);
 
 #define PERCS_SHMEM_OLD_RED_DECL1(N, T, OP)				\
 void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce,	\

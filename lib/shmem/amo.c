@@ -77,65 +77,100 @@ static void amo_swap(const char *call, void *dest, int pe, size_t w,
 			  percs_strerror(ret));
 }
 
+void shmem_amo_signal(const char *call, uint64_t *sig_addr, int pe,
+		      bool add, uint64_t value, bool nbi)
+{
+	if (add)
+		amo(call, sig_addr, pe, PERCS_ATOMIC_ADD, sizeof(*sig_addr),
+		    &value, NULL, NULL, nbi ? 0 : PERCS_AMO_F_BLOCK);
+	else
+		amo_swap(call, sig_addr, pe, sizeof(*sig_addr), &value, NULL);
+}
+
 #define B PERCS_AMO_F_BLOCK
 #define EXT_DEF(N, T)							\
-T shmem_##N##_atomic_fetch(const T *source, int pe)			\
-{ T old; amo("shmem_" #N "_atomic_fetch", (void *)(uintptr_t)source, pe, \
-	     PERCS_ATOMIC_OR, sizeof(T), NULL, NULL, &old, B); return old; } \
-void shmem_##N##_atomic_set(T *dest, T value, int pe)			\
-{ amo_swap("shmem_" #N "_atomic_set", dest, pe, sizeof(T), &value, NULL); } \
-T shmem_##N##_atomic_swap(T *dest, T value, int pe)			\
-{ T old; amo_swap("shmem_" #N "_atomic_swap", dest, pe, sizeof(T), &value, \
-		  &old); return old; }					\
-void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe)	\
-{ amo("shmem_" #N "_atomic_fetch_nbi", (void *)(uintptr_t)source, pe,	\
-      PERCS_ATOMIC_OR, sizeof(T), NULL, NULL, fetch, 0); }		\
-void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe)	\
-{ amo_swap("shmem_" #N "_atomic_swap_nbi", dest, pe, sizeof(T), &value, \
-	   fetch); }
+SHMEM_CTX_DEF(T, N##_atomic_fetch,					\
+	{ T old;							\
+	  amo(call, (void *)(uintptr_t)source, CTX_PE(pe),		\
+	      PERCS_ATOMIC_OR, sizeof(T), NULL, NULL, &old, B);		\
+	  return old; },						\
+	const T *source, int pe)					\
+SHMEM_CTX_DEF(void, N##_atomic_set,					\
+	{ amo_swap(call, dest, CTX_PE(pe), sizeof(T), &value, NULL); },	\
+	T *dest, T value, int pe)					\
+SHMEM_CTX_DEF(T, N##_atomic_swap,					\
+	{ T old;							\
+	  amo_swap(call, dest, CTX_PE(pe), sizeof(T), &value, &old);	\
+	  return old; },						\
+	T *dest, T value, int pe)					\
+SHMEM_CTX_DEF(void, N##_atomic_fetch_nbi,				\
+	{ amo(call, (void *)(uintptr_t)source, CTX_PE(pe),		\
+	      PERCS_ATOMIC_OR, sizeof(T), NULL, NULL, fetch, 0); },	\
+	T *fetch, const T *source, int pe)				\
+SHMEM_CTX_DEF(void, N##_atomic_swap_nbi,				\
+	{ amo_swap(call, dest, CTX_PE(pe), sizeof(T), &value, fetch); }, \
+	T *fetch, T *dest, T value, int pe)
 PERCS_SHMEM_AMO_EXT_TYPES(EXT_DEF)
 
 #define STD_DEF(N, T)							\
-T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)	\
-{ T old; amo("shmem_" #N "_atomic_compare_swap", dest, pe,		\
-	     PERCS_ATOMIC_CSWAP, sizeof(T), &value, &cond, &old, B);	\
-  return old; }								\
-T shmem_##N##_atomic_fetch_inc(T *dest, int pe)				\
-{ T old, one = 1; amo("shmem_" #N "_atomic_fetch_inc", dest, pe,	\
-		      PERCS_ATOMIC_ADD, sizeof(T), &one, NULL, &old, B); \
-  return old; }								\
-void shmem_##N##_atomic_inc(T *dest, int pe)				\
-{ T one = 1; amo("shmem_" #N "_atomic_inc", dest, pe, PERCS_ATOMIC_ADD,	\
-		 sizeof(T), &one, NULL, NULL, 0); }			\
-T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe)		\
-{ T old; amo("shmem_" #N "_atomic_fetch_add", dest, pe,			\
-	     PERCS_ATOMIC_ADD, sizeof(T), &value, NULL, &old, B);	\
-  return old; }								\
-void shmem_##N##_atomic_add(T *dest, T value, int pe)			\
-{ amo("shmem_" #N "_atomic_add", dest, pe, PERCS_ATOMIC_ADD, sizeof(T),	\
-      &value, NULL, NULL, 0); }						\
-void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond,	\
-					 T value, int pe)		\
-{ amo("shmem_" #N "_atomic_compare_swap_nbi", dest, pe,			\
-      PERCS_ATOMIC_CSWAP, sizeof(T), &value, &cond, fetch, 0); }	\
-void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe)	\
-{ T one = 1; amo("shmem_" #N "_atomic_fetch_inc_nbi", dest, pe,		\
-		 PERCS_ATOMIC_ADD, sizeof(T), &one, NULL, fetch, 0); }	\
-void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe) \
-{ amo("shmem_" #N "_atomic_fetch_add_nbi", dest, pe, PERCS_ATOMIC_ADD,	\
-      sizeof(T), &value, NULL, fetch, 0); }
+SHMEM_CTX_DEF(T, N##_atomic_compare_swap,				\
+	{ T old;							\
+	  amo(call, dest, CTX_PE(pe), PERCS_ATOMIC_CSWAP, sizeof(T),	\
+	      &value, &cond, &old, B);					\
+	  return old; },						\
+	T *dest, T cond, T value, int pe)				\
+SHMEM_CTX_DEF(T, N##_atomic_fetch_inc,					\
+	{ T old;							\
+	  T one = 1;							\
+	  amo(call, dest, CTX_PE(pe), PERCS_ATOMIC_ADD, sizeof(T),	\
+	      &one, NULL, &old, B);					\
+	  return old; },						\
+	T *dest, int pe)						\
+SHMEM_CTX_DEF(void, N##_atomic_inc,					\
+	{ T one = 1;							\
+	  amo(call, dest, CTX_PE(pe), PERCS_ATOMIC_ADD, sizeof(T),	\
+	      &one, NULL, NULL, 0); },					\
+	T *dest, int pe)						\
+SHMEM_CTX_DEF(T, N##_atomic_fetch_add,					\
+	{ T old;							\
+	  amo(call, dest, CTX_PE(pe), PERCS_ATOMIC_ADD, sizeof(T),	\
+	      &value, NULL, &old, B);					\
+	  return old; },						\
+	T *dest, T value, int pe)					\
+SHMEM_CTX_DEF(void, N##_atomic_add,					\
+	{ amo(call, dest, CTX_PE(pe), PERCS_ATOMIC_ADD, sizeof(T),	\
+	      &value, NULL, NULL, 0); },				\
+	T *dest, T value, int pe)					\
+SHMEM_CTX_DEF(void, N##_atomic_compare_swap_nbi,			\
+	{ amo(call, dest, CTX_PE(pe), PERCS_ATOMIC_CSWAP, sizeof(T),	\
+	      &value, &cond, fetch, 0); },				\
+	T *fetch, T *dest, T cond, T value, int pe)			\
+SHMEM_CTX_DEF(void, N##_atomic_fetch_inc_nbi,				\
+	{ T one = 1;							\
+	  amo(call, dest, CTX_PE(pe), PERCS_ATOMIC_ADD, sizeof(T),	\
+	      &one, NULL, fetch, 0); },					\
+	T *fetch, T *dest, int pe)					\
+SHMEM_CTX_DEF(void, N##_atomic_fetch_add_nbi,				\
+	{ amo(call, dest, CTX_PE(pe), PERCS_ATOMIC_ADD, sizeof(T),	\
+	      &value, NULL, fetch, 0); },				\
+	T *fetch, T *dest, T value, int pe)
 PERCS_SHMEM_AMO_TYPES(STD_DEF)
 
 #define BIT1(N, T, OP, AOP)						\
-T shmem_##N##_atomic_fetch_##OP(T *dest, T value, int pe)		\
-{ T old; amo("shmem_" #N "_atomic_fetch_" #OP, dest, pe, AOP, sizeof(T), \
-	     &value, NULL, &old, B); return old; }			\
-void shmem_##N##_atomic_##OP(T *dest, T value, int pe)			\
-{ amo("shmem_" #N "_atomic_" #OP, dest, pe, AOP, sizeof(T), &value,	\
-      NULL, NULL, 0); }							\
-void shmem_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value, int pe) \
-{ amo("shmem_" #N "_atomic_fetch_" #OP "_nbi", dest, pe, AOP, sizeof(T), \
-      &value, NULL, fetch, 0); }
+SHMEM_CTX_DEF(T, N##_atomic_fetch_##OP,					\
+	{ T old;							\
+	  amo(call, dest, CTX_PE(pe), AOP, sizeof(T), &value, NULL,	\
+	      &old, B);							\
+	  return old; },						\
+	T *dest, T value, int pe)					\
+SHMEM_CTX_DEF(void, N##_atomic_##OP,					\
+	{ amo(call, dest, CTX_PE(pe), AOP, sizeof(T), &value, NULL,	\
+	      NULL, 0); },						\
+	T *dest, T value, int pe)					\
+SHMEM_CTX_DEF(void, N##_atomic_fetch_##OP##_nbi,			\
+	{ amo(call, dest, CTX_PE(pe), AOP, sizeof(T), &value, NULL,	\
+	      fetch, 0); },						\
+	T *fetch, T *dest, T value, int pe)
 #define BIT_DEF(N, T)							\
 	BIT1(N, T, and, PERCS_ATOMIC_AND) BIT1(N, T, or, PERCS_ATOMIC_OR) \
 	BIT1(N, T, xor, PERCS_ATOMIC_XOR)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libpercs-shmem: broadcast, collect, fcollect and alltoall on teams and
+ * libpercs-shmem: broadcast, collect, fcollect and alltoall(s) on teams and
  * on 1.0-1.3 active sets, over the messaging endpoint (each member's data
  * goes straight into the others' dest).
  */
@@ -79,6 +79,35 @@ static void alltoall(const char *call, struct shmem_group *g, void *dest,
 		coll_fail(call, ret);
 }
 
+/*
+ * Strided: element k of the block for member j is source[(j * nelems + k)
+ * * sst], and lands in dest[(i * nelems + k) * dst] on j (i: the sender),
+ * as OpenSHMEM 1.5 says.  Packed into contiguous blocks, exchanged as
+ * alltoall, unpacked.
+ */
+static void alltoalls(const char *call, struct shmem_group *g, void *dest,
+		      const void *source, ptrdiff_t dst, ptrdiff_t sst,
+		      size_t nelems, size_t es)
+{
+	size_t n = (size_t)g->set.size * nelems;
+	char *s, *r;
+
+	if (dst < 1 || sst < 1)
+		shmem_die(call, "strides dst %td and sst %td: each must be at least 1",
+			  dst, sst);
+	s = calloc(1, n * es + 1);
+	r = malloc(n * es + 1);
+	if (!s || !r)
+		shmem_die(call, "out of memory");
+	for (size_t e = 0; e < n; e++)
+		memcpy(s + e * es, (const char *)source + e * (size_t)sst * es, es);
+	alltoall(call, g, r, s, nelems * es);
+	for (size_t e = 0; e < n; e++)
+		memcpy((char *)dest + e * (size_t)dst * es, r + e * es, es);
+	free(s);
+	free(r);
+}
+
 /* The team's group, or NULL for an invalid team (the call returns -1). */
 static struct shmem_group *team_group(const char *call, shmem_team_t team)
 {
@@ -134,6 +163,17 @@ int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source,
 	return 0;
 }
 
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source,
+		       ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+{
+	struct shmem_group *g = team_group("shmem_alltoallsmem", team);
+
+	if (!g)
+		return -1;
+	alltoalls("shmem_alltoallsmem", g, dest, source, dst, sst, nelems, 1);
+	return 0;
+}
+
 #define COLL_DEF(N, T)							\
 int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source,	\
 			  size_t nelems, int PE_root)			\
@@ -170,6 +210,16 @@ int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source,	\
 	if (!g)								\
 		return -1;						\
 	alltoall("shmem_" #N "_alltoall", g, dest, source, nelems * sizeof(T)); \
+	return 0;							\
+}									\
+int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source,	\
+			  ptrdiff_t dst, ptrdiff_t sst, size_t nelems)	\
+{									\
+	struct shmem_group *g = team_group("shmem_" #N "_alltoalls", team); \
+	if (!g)								\
+		return -1;						\
+	alltoalls("shmem_" #N "_alltoalls", g, dest, source, dst, sst,	\
+		  nelems, sizeof(T));					\
 	return 0;							\
 }
 PERCS_SHMEM_RMA_TYPES(COLL_DEF)
@@ -217,6 +267,17 @@ void shmem_alltoall##S(void *dest, const void *source, size_t nelems,	\
 	shmem_aset_group("shmem_alltoall" #S, PE_start, logPE_stride,	\
 			 PE_size, &g);					\
 	alltoall("shmem_alltoall" #S, &g, dest, source, nelems * (S / 8)); \
+}									\
+void shmem_alltoalls##S(void *dest, const void *source, ptrdiff_t dst,	\
+			ptrdiff_t sst, size_t nelems, int PE_start,	\
+			int logPE_stride, int PE_size, long *pSync)	\
+{									\
+	struct shmem_group g;						\
+	(void)pSync;							\
+	shmem_aset_group("shmem_alltoalls" #S, PE_start, logPE_stride,	\
+			 PE_size, &g);					\
+	alltoalls("shmem_alltoalls" #S, &g, dest, source, dst, sst,	\
+		  nelems, S / 8);					\
 }
 OLD_COLL_DEF(32)
 OLD_COLL_DEF(64)

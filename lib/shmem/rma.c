@@ -245,22 +245,15 @@ void shmem_fence(void)
 		shmem_g.fence_amo = true;
 }
 
-void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)
-{
-	shmem_put_bytes("shmem_putmem", dest, source, nelems, pe, false);
-}
-
-void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)
-{
-	shmem_get_bytes("shmem_getmem", dest, source, nelems, pe, false);
-}
-
-void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
-{
-	shmem_put_bytes("shmem_putmem_nbi", dest, source, nelems, pe, true);
-}
-
-void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
-{
-	shmem_get_bytes("shmem_getmem_nbi", dest, source, nelems, pe, true);
-}
+SHMEM_CTX_DEF(void, putmem,
+	{ shmem_put_bytes(call, dest, source, nelems, CTX_PE(pe), false); },
+	void *dest, const void *source, size_t nelems, int pe)
+SHMEM_CTX_DEF(void, getmem,
+	{ shmem_get_bytes(call, dest, source, nelems, CTX_PE(pe), false); },
+	void *dest, const void *source, size_t nelems, int pe)
+SHMEM_CTX_DEF(void, putmem_nbi,
+	{ shmem_put_bytes(call, dest, source, nelems, CTX_PE(pe), true); },
+	void *dest, const void *source, size_t nelems, int pe)
+SHMEM_CTX_DEF(void, getmem_nbi,
+	{ shmem_get_bytes(call, dest, source, nelems, CTX_PE(pe), true); },
+	void *dest, const void *source, size_t nelems, int pe)

@@ -32,47 +32,69 @@ static void iget(const char *call, char *dest, const char *src,
 }
 
 #define RMA_DEF(N, T)							\
-void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe)	\
-{ shmem_put_bytes("shmem_" #N "_put", dest, source, nelems * sizeof(T), pe, false); } \
-void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe)	\
-{ shmem_get_bytes("shmem_" #N "_get", dest, source, nelems * sizeof(T), pe, false); } \
-void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe) \
-{ shmem_put_bytes("shmem_" #N "_put_nbi", dest, source, nelems * sizeof(T), pe, true); } \
-void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe) \
-{ shmem_get_bytes("shmem_" #N "_get_nbi", dest, source, nelems * sizeof(T), pe, true); } \
-void shmem_##N##_p(T *dest, T value, int pe)				\
-{ shmem_put_bytes("shmem_" #N "_p", dest, &value, sizeof(T), pe, true); } \
-T shmem_##N##_g(const T *source, int pe)				\
-{									\
-	T v;								\
-	shmem_get_bytes("shmem_" #N "_g", &v, source, sizeof(T), pe, false); \
-	return v;							\
-}									\
-void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst,		\
-		      ptrdiff_t sst, size_t nelems, int pe)		\
-{ iput("shmem_" #N "_iput", (char *)dest, (const char *)source, dst, sst, \
-       nelems, sizeof(T), pe); }					\
-void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst,		\
-		      ptrdiff_t sst, size_t nelems, int pe)		\
-{ iget("shmem_" #N "_iget", (char *)dest, (const char *)source, dst, sst, \
-       nelems, sizeof(T), pe); }
+SHMEM_CTX_DEF(void, N##_put,						\
+	{ shmem_put_bytes(call, dest, source, nelems * sizeof(T),	\
+			  CTX_PE(pe), false); },			\
+	T *dest, const T *source, size_t nelems, int pe)		\
+SHMEM_CTX_DEF(void, N##_get,						\
+	{ shmem_get_bytes(call, dest, source, nelems * sizeof(T),	\
+			  CTX_PE(pe), false); },			\
+	T *dest, const T *source, size_t nelems, int pe)		\
+SHMEM_CTX_DEF(void, N##_put_nbi,					\
+	{ shmem_put_bytes(call, dest, source, nelems * sizeof(T),	\
+			  CTX_PE(pe), true); },				\
+	T *dest, const T *source, size_t nelems, int pe)		\
+SHMEM_CTX_DEF(void, N##_get_nbi,					\
+	{ shmem_get_bytes(call, dest, source, nelems * sizeof(T),	\
+			  CTX_PE(pe), true); },				\
+	T *dest, const T *source, size_t nelems, int pe)		\
+SHMEM_CTX_DEF(void, N##_p,						\
+	{ shmem_put_bytes(call, dest, &value, sizeof(T), CTX_PE(pe),	\
+			  true); },					\
+	T *dest, T value, int pe)					\
+SHMEM_CTX_DEF(T, N##_g,							\
+	{ T v;								\
+	  shmem_get_bytes(call, &v, source, sizeof(T), CTX_PE(pe),	\
+			  false);					\
+	  return v; },							\
+	const T *source, int pe)					\
+SHMEM_CTX_DEF(void, N##_iput,						\
+	{ iput(call, (char *)dest, (const char *)source, dst, sst,	\
+	       nelems, sizeof(T), CTX_PE(pe)); },			\
+	T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,		\
+	size_t nelems, int pe)						\
+SHMEM_CTX_DEF(void, N##_iget,						\
+	{ iget(call, (char *)dest, (const char *)source, dst, sst,	\
+	       nelems, sizeof(T), CTX_PE(pe)); },			\
+	T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,		\
+	size_t nelems, int pe)
 PERCS_SHMEM_RMA_TYPES(RMA_DEF)
 
 #define SIZE_DEF(S)							\
-void shmem_put##S(void *dest, const void *source, size_t nelems, int pe) \
-{ shmem_put_bytes("shmem_put" #S, dest, source, nelems * (S / 8), pe, false); } \
-void shmem_get##S(void *dest, const void *source, size_t nelems, int pe) \
-{ shmem_get_bytes("shmem_get" #S, dest, source, nelems * (S / 8), pe, false); } \
-void shmem_put##S##_nbi(void *dest, const void *source, size_t nelems,	\
-			int pe)						\
-{ shmem_put_bytes("shmem_put" #S "_nbi", dest, source, nelems * (S / 8), pe, true); } \
-void shmem_get##S##_nbi(void *dest, const void *source, size_t nelems,	\
-			int pe)						\
-{ shmem_get_bytes("shmem_get" #S "_nbi", dest, source, nelems * (S / 8), pe, true); } \
-void shmem_iput##S(void *dest, const void *source, ptrdiff_t dst,	\
-		   ptrdiff_t sst, size_t nelems, int pe)		\
-{ iput("shmem_iput" #S, dest, source, dst, sst, nelems, S / 8, pe); }	\
-void shmem_iget##S(void *dest, const void *source, ptrdiff_t dst,	\
-		   ptrdiff_t sst, size_t nelems, int pe)		\
-{ iget("shmem_iget" #S, dest, source, dst, sst, nelems, S / 8, pe); }
+SHMEM_CTX_DEF(void, put##S,						\
+	{ shmem_put_bytes(call, dest, source, nelems * (S / 8),	\
+			  CTX_PE(pe), false); },			\
+	void *dest, const void *source, size_t nelems, int pe)		\
+SHMEM_CTX_DEF(void, get##S,						\
+	{ shmem_get_bytes(call, dest, source, nelems * (S / 8),	\
+			  CTX_PE(pe), false); },			\
+	void *dest, const void *source, size_t nelems, int pe)		\
+SHMEM_CTX_DEF(void, put##S##_nbi,					\
+	{ shmem_put_bytes(call, dest, source, nelems * (S / 8),	\
+			  CTX_PE(pe), true); },				\
+	void *dest, const void *source, size_t nelems, int pe)		\
+SHMEM_CTX_DEF(void, get##S##_nbi,					\
+	{ shmem_get_bytes(call, dest, source, nelems * (S / 8),	\
+			  CTX_PE(pe), true); },				\
+	void *dest, const void *source, size_t nelems, int pe)		\
+SHMEM_CTX_DEF(void, iput##S,						\
+	{ iput(call, dest, source, dst, sst, nelems, S / 8,		\
+	       CTX_PE(pe)); },						\
+	void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,	\
+	size_t nelems, int pe)						\
+SHMEM_CTX_DEF(void, iget##S,						\
+	{ iget(call, dest, source, dst, sst, nelems, S / 8,		\
+	       CTX_PE(pe)); },						\
+	void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,	\
+	size_t nelems, int pe)
 PERCS_SHMEM_SIZES(SIZE_DEF)

@@ -14,7 +14,7 @@
 # The header is include/shmem/shmem.h: percs-oshcc adds that directory.
 # Static libraries: a call outside the subset fails to link.
 
-SHMEM_SRCS := init.c heap.c xchg.c rma.c rma_typed.c amo.c sync.c lock.c \
+SHMEM_SRCS := init.c heap.c xchg.c ctx.c rma.c rma_typed.c signal.c amo.c sync.c lock.c \
 	team.c coll.c reduce.c
 SHMEM_HDRS := $(SRC)/include/shmem/shmem.h $(SRC)/lib/shmem/shmem_internal.h \
 	$(SRC)/lib/shmem/xchg.h $(SRC)/lib/shmem/team.h $(MSG_HDRS)

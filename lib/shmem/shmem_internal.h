@@ -109,6 +109,42 @@ void shmem_do_quiet(const char *call);
 
 /* amo.c */
 void shmem_amo_before(const char *call);
+/* A signal update (signal.c): SET (a swap) or ADD of @value on @pe. */
+void shmem_amo_signal(const char *call, uint64_t *sig_addr, int pe,
+		      bool add, uint64_t value, bool nbi);
+
+/* ctx.c: the world PE that @pe of @ctx names; aborts naming @call when
+ * @ctx is invalid or @pe out of its team. */
+int shmem_ctx_team_pe(const char *call, shmem_ctx_t ctx, int pe);
+
+/*
+ * The default context numbers PEs as the world does: @pe as it is (every
+ * call that uses it checks it), with nothing on the atomics' fast path.
+ */
+static inline int shmem_ctx_pe(const char *call, shmem_ctx_t ctx, int pe)
+{
+	return ctx == SHMEM_CTX_DEFAULT ? pe : shmem_ctx_team_pe(call, ctx, pe);
+}
+
+/*
+ * Defines an RMA or atomic call twice: shmem_NAME(args) on the default
+ * context and shmem_ctx_NAME(ctx, args).  BODY sees ctx, call (the name
+ * of the function called, for messages) and CTX_PE(pe), the world PE that
+ * the caller's pe names in ctx.
+ */
+#define SHMEM_CTX_DEF(RET, NAME, BODY, ...)				\
+RET shmem_##NAME(__VA_ARGS__)						\
+{									\
+	const shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;			\
+	const char *const call = "shmem_" #NAME;			\
+	BODY								\
+}									\
+RET shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__)			\
+{									\
+	const char *const call = "shmem_ctx_" #NAME;			\
+	BODY								\
+}
+#define CTX_PE(pe)	shmem_ctx_pe(call, ctx, (pe))
 
 /* team.c */
 int shmem_team_init(void);

@@ -94,16 +94,99 @@ static void check_cmp(const char *call, int cmp)
 			  cmp);
 }
 
+static void check_vec(const char *call, int cmp, const void *values,
+		      size_t nelems)
+{
+	check_cmp(call, cmp);
+	if (nelems && !values)
+		shmem_die(call, "NULL cmp_values");
+}
+
+/* Elements not left out by @status (NULL: none is). */
+static size_t live(size_t nelems, const int *status)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nelems; i++)
+		n += !(status && status[i]);
+	return n;
+}
+
 #define CMP(v, cmp, c)							\
 	((cmp) == SHMEM_CMP_EQ ? (v) == (c) : (cmp) == SHMEM_CMP_NE ? (v) != (c) : \
 	 (cmp) == SHMEM_CMP_GT ? (v) > (c) : (cmp) == SHMEM_CMP_GE ? (v) >= (c) : \
 	 (cmp) == SHMEM_CMP_LT ? (v) < (c) : (v) <= (c))
 
+/*
+ * The set forms share one loop each: element i compares with
+ * vals[i * step] (step 0: one value for all, 1: the _vector forms).
+ */
 #define P2P_DEF(N, T)							\
 static int N##_ok(T *p, int cmp, T c)					\
 {									\
 	T v = __atomic_load_n(p, __ATOMIC_ACQUIRE);			\
 	return CMP(v, cmp, c);						\
+}									\
+static int N##_all(T *ivars, size_t nelems, const int *status, int cmp,	\
+		   const T *vals, size_t step)				\
+{									\
+	for (size_t i = 0; i < nelems; i++)				\
+		if (!(status && status[i]) &&				\
+		    !N##_ok(&ivars[i], cmp, vals[i * step]))		\
+			return 0;					\
+	return 1;							\
+}									\
+static size_t N##_any(T *ivars, size_t nelems, const int *status,	\
+		      int cmp, const T *vals, size_t step)		\
+{									\
+	for (size_t i = 0; i < nelems; i++)				\
+		if (!(status && status[i]) &&				\
+		    N##_ok(&ivars[i], cmp, vals[i * step]))		\
+			return i;					\
+	return SIZE_MAX;						\
+}									\
+static size_t N##_some(T *ivars, size_t nelems, size_t *indices,	\
+		       const int *status, int cmp, const T *vals,	\
+		       size_t step)					\
+{									\
+	size_t k = 0;							\
+	for (size_t i = 0; i < nelems; i++)				\
+		if (!(status && status[i]) &&				\
+		    N##_ok(&ivars[i], cmp, vals[i * step]))		\
+			indices[k++] = i;				\
+	return k;							\
+}									\
+static size_t N##_wait_any(T *ivars, size_t nelems, const int *status,	\
+			   int cmp, const T *vals, size_t step)		\
+{									\
+	unsigned long n = 0;						\
+	size_t i;							\
+	if (!live(nelems, status))					\
+		return SIZE_MAX;					\
+	while ((i = N##_any(ivars, nelems, status, cmp, vals, step)) ==	\
+	       SIZE_MAX)						\
+		relax(&n);						\
+	return i;							\
+}									\
+static size_t N##_wait_some(T *ivars, size_t nelems, size_t *indices,	\
+			    const int *status, int cmp, const T *vals,	\
+			    size_t step)				\
+{									\
+	unsigned long n = 0;						\
+	size_t k;							\
+	if (!live(nelems, status))					\
+		return 0;						\
+	while (!(k = N##_some(ivars, nelems, indices, status, cmp, vals, \
+			      step)))					\
+		relax(&n);						\
+	return k;							\
+}									\
+static void N##_wait_all(T *ivars, size_t nelems, const int *status,	\
+			 int cmp, const T *vals, size_t step)		\
+{									\
+	unsigned long n = 0;						\
+	while (!N##_all(ivars, nelems, status, cmp, vals, step))	\
+		relax(&n);						\
 }									\
 int shmem_##N##_test(T *ivar, int cmp, T cmp_value)			\
 {									\
@@ -121,68 +204,87 @@ int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status,	\
 			 int cmp, T cmp_value)				\
 {									\
 	check_cmp("shmem_" #N "_test_all", cmp);			\
-	for (size_t i = 0; i < nelems; i++)				\
-		if (!(status && status[i]) &&				\
-		    !N##_ok(&ivars[i], cmp, cmp_value))			\
-			return 0;					\
-	return 1;							\
+	return N##_all(ivars, nelems, status, cmp, &cmp_value, 0);	\
 }									\
 size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status,	\
 			    int cmp, T cmp_value)			\
 {									\
 	check_cmp("shmem_" #N "_test_any", cmp);			\
-	for (size_t i = 0; i < nelems; i++)				\
-		if (!(status && status[i]) &&				\
-		    N##_ok(&ivars[i], cmp, cmp_value))			\
-			return i;					\
-	return SIZE_MAX;						\
+	return N##_any(ivars, nelems, status, cmp, &cmp_value, 0);	\
 }									\
 size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices,	\
 			     const int *status, int cmp, T cmp_value)	\
 {									\
-	size_t k = 0;							\
 	check_cmp("shmem_" #N "_test_some", cmp);			\
-	for (size_t i = 0; i < nelems; i++)				\
-		if (!(status && status[i]) &&				\
-		    N##_ok(&ivars[i], cmp, cmp_value))			\
-			indices[k++] = i;				\
-	return k;							\
+	return N##_some(ivars, nelems, indices, status, cmp, &cmp_value, 0); \
 }									\
 size_t shmem_##N##_wait_until_all(T *ivars, size_t nelems,		\
 				  const int *status, int cmp, T cmp_value) \
 {									\
-	unsigned long n = 0;						\
-	while (!shmem_##N##_test_all(ivars, nelems, status, cmp, cmp_value)) \
-		relax(&n);						\
+	check_cmp("shmem_" #N "_wait_until_all", cmp);			\
+	N##_wait_all(ivars, nelems, status, cmp, &cmp_value, 0);	\
 	return 0;							\
 }									\
 size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems,		\
 				  const int *status, int cmp, T cmp_value) \
 {									\
-	unsigned long n = 0;						\
-	size_t i, live = 0;						\
-	for (i = 0; i < nelems; i++)					\
-		live += !(status && status[i]);				\
-	if (!live)							\
-		return SIZE_MAX;					\
-	while ((i = shmem_##N##_test_any(ivars, nelems, status, cmp,	\
-					 cmp_value)) == SIZE_MAX)	\
-		relax(&n);						\
-	return i;							\
+	check_cmp("shmem_" #N "_wait_until_any", cmp);			\
+	return N##_wait_any(ivars, nelems, status, cmp, &cmp_value, 0);	\
 }									\
 size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems,		\
 				   size_t *indices, const int *status,	\
 				   int cmp, T cmp_value)		\
 {									\
-	unsigned long n = 0;						\
-	size_t i, k, live = 0;						\
-	for (i = 0; i < nelems; i++)					\
-		live += !(status && status[i]);				\
-	if (!live)							\
-		return 0;						\
-	while (!(k = shmem_##N##_test_some(ivars, nelems, indices, status, \
-					   cmp, cmp_value)))		\
-		relax(&n);						\
-	return k;							\
+	check_cmp("shmem_" #N "_wait_until_some", cmp);			\
+	return N##_wait_some(ivars, nelems, indices, status, cmp,	\
+			     &cmp_value, 0);				\
+}									\
+int shmem_##N##_test_all_vector(T *ivars, size_t nelems,		\
+				const int *status, int cmp,		\
+				T *cmp_values)				\
+{									\
+	check_vec("shmem_" #N "_test_all_vector", cmp, cmp_values, nelems); \
+	return N##_all(ivars, nelems, status, cmp, cmp_values, 1);	\
+}									\
+size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems,		\
+				   const int *status, int cmp,		\
+				   T *cmp_values)			\
+{									\
+	check_vec("shmem_" #N "_test_any_vector", cmp, cmp_values, nelems); \
+	return N##_any(ivars, nelems, status, cmp, cmp_values, 1);	\
+}									\
+size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems,		\
+				    size_t *indices, const int *status,	\
+				    int cmp, T *cmp_values)		\
+{									\
+	check_vec("shmem_" #N "_test_some_vector", cmp, cmp_values,	\
+		  nelems);						\
+	return N##_some(ivars, nelems, indices, status, cmp, cmp_values, 1); \
+}									\
+void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems,		\
+				       const int *status, int cmp,	\
+				       T *cmp_values)			\
+{									\
+	check_vec("shmem_" #N "_wait_until_all_vector", cmp, cmp_values, \
+		  nelems);						\
+	N##_wait_all(ivars, nelems, status, cmp, cmp_values, 1);	\
+}									\
+size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems,	\
+					 const int *status, int cmp,	\
+					 T *cmp_values)			\
+{									\
+	check_vec("shmem_" #N "_wait_until_any_vector", cmp, cmp_values, \
+		  nelems);						\
+	return N##_wait_any(ivars, nelems, status, cmp, cmp_values, 1);	\
+}									\
+size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems,	\
+					  size_t *indices,		\
+					  const int *status, int cmp,	\
+					  T *cmp_values)		\
+{									\
+	check_vec("shmem_" #N "_wait_until_some_vector", cmp, cmp_values, \
+		  nelems);						\
+	return N##_wait_some(ivars, nelems, indices, status, cmp,	\
+			     cmp_values, 1);				\
 }
 PERCS_SHMEM_P2P_TYPES(P2P_DEF)

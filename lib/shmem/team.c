@@ -162,18 +162,14 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe,
 	return (pe - d->start) / d->stride;
 }
 
-int shmem_team_split_strided(shmem_team_t parent, int start, int stride,
-			     int size, const shmem_team_config_t *config,
-			     long config_mask, shmem_team_t *new_team)
+static int split_strided(const char *call, shmem_team_t parent, int start,
+			 int stride, int size, shmem_team_t *new_team)
 {
-	const char *call = "shmem_team_split_strided";
 	struct percs_shmem_team *p = shmem_team_get(call, parent), *t;
 	const struct shmem_pes *ps = &p->g.set;
 	int last, idx, ret;
 	uint32_t x;
 
-	(void)config;
-	(void)config_mask;
 	if (!new_team)
 		shmem_die(call, "NULL new_team");
 	*new_team = SHMEM_TEAM_INVALID;
@@ -209,6 +205,64 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride,
 			  percs_strerror(ret));
 	*new_team = t;
 	return 0;
+}
+
+int shmem_team_split_strided(shmem_team_t parent, int start, int stride,
+			     int size, const shmem_team_config_t *config,
+			     long config_mask, shmem_team_t *new_team)
+{
+	(void)config;
+	(void)config_mask;
+	return split_strided("shmem_team_split_strided", parent, start, stride,
+			     size, new_team);
+}
+
+/*
+ * Parent PE i is (x, y) = (i % xrange, i / xrange): its x-axis team is its
+ * row (the PEs of its y, numbered by x), its y-axis team its column.  One
+ * strided split per row and per column, every parent member taking part
+ * in each (collective), each keeping the one it belongs to.
+ */
+int shmem_team_split_2d(shmem_team_t parent, int xrange,
+			const shmem_team_config_t *xaxis_config,
+			long xaxis_mask, shmem_team_t *xaxis_team,
+			const shmem_team_config_t *yaxis_config,
+			long yaxis_mask, shmem_team_t *yaxis_team)
+{
+	const char *call = "shmem_team_split_2d";
+	struct percs_shmem_team *p = shmem_team_get(call, parent);
+	int n = p->g.set.size, rows, ret = 0;
+	shmem_team_t t;
+
+	(void)xaxis_config;
+	(void)xaxis_mask;
+	(void)yaxis_config;
+	(void)yaxis_mask;
+	if (!xaxis_team || !yaxis_team)
+		shmem_die(call, "NULL xaxis_team or yaxis_team");
+	*xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+	if (xrange < 1) {
+		/* Every member of the parent says so: still synchronized. */
+		shmem_team_barrier(call, p);
+		return -1;
+	}
+	if (xrange > n)
+		xrange = n;
+	rows = (n + xrange - 1) / xrange;
+	for (int y = 0; y < rows; y++) {
+		int size = n - y * xrange < xrange ? n - y * xrange : xrange;
+
+		ret |= split_strided(call, parent, y * xrange, 1, size, &t);
+		if (t != SHMEM_TEAM_INVALID)
+			*xaxis_team = t;
+	}
+	for (int x = 0; x < xrange; x++) {
+		ret |= split_strided(call, parent, x, xrange,
+				     (n - x + xrange - 1) / xrange, &t);
+		if (t != SHMEM_TEAM_INVALID)
+			*yaxis_team = t;
+	}
+	return ret ? -1 : 0;
 }
 
 int shmem_team_sync(shmem_team_t team)

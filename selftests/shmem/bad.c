@@ -8,17 +8,24 @@
  *   free     shmem_free of a pointer shmem_malloc did not return
  *   cmp      shmem_int_wait_until with an unknown comparison
  *   exit     shmem_global_exit(5) on the last PE (the job exits 5)
+ *   sigop    shmem_putmem_signal with an unknown signal operation
+ *   sigaddr  shmem_putmem_signal with a signal word on the stack
+ *   ctxpe    shmem_ctx_long_p on a context of PE 0's one-PE team, to
+ *            the team's PE 1
  */
+#include <stdint.h>
 #include <string.h>
 #include "check.h"
 
 static long sym;
+static uint64_t sigword;
 
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
 	long local = 1;
 	int x = 0;
+	uint64_t stack_sig = 0;
 
 	if (!strcmp(what, "preinit"))
 		shmem_getmem(&local, &sym, sizeof(sym), 0);
@@ -33,6 +40,22 @@ int main(int argc, char **argv)
 		shmem_int_wait_until(&x, 42, 0);
 	if (!strcmp(what, "exit") && shmem_my_pe() == shmem_n_pes() - 1)
 		shmem_global_exit(5);
+	if (!strcmp(what, "sigop") && shmem_my_pe() == 0)
+		shmem_putmem_signal(&sym, &local, sizeof(local), &sigword, 1, 7,
+				    1);
+	if (!strcmp(what, "sigaddr") && shmem_my_pe() == 0)
+		shmem_putmem_signal(&sym, &local, sizeof(local), &stack_sig, 1,
+				    SHMEM_SIGNAL_SET, 1);
+	if (!strcmp(what, "ctxpe")) {
+		shmem_team_t me_only;
+		shmem_ctx_t ctx;
+
+		shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0,
+					 &me_only);
+		if (shmem_my_pe() == 0 &&
+		    !shmem_team_create_ctx(me_only, 0, &ctx))
+			shmem_ctx_long_p(ctx, &sym, 1, 1);
+	}
 	shmem_barrier_all();
 	printf("bad: '%s' did not fail\n", what);
 	shmem_finalize();

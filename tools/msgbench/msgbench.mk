@@ -6,11 +6,15 @@
 #                   with percs-cc, optimised, no sanitizers) and
 #                   $(BUILD)/tools/percs-msg-bench (the script that runs it
 #                   under percs-run next to percs-bench lat and rdma)
+#   make msgbench-unit-tests
+#                   $(BUILD)/results/msg-bench.{tap,expected}: the report,
+#                   JSON and plot made from made-up measurements
+#                   (tools/msgbench/test-msg-bench.sh; no VM)
 
 MSGB_BIN := $(BUILD)/tools/percs-mpi-bench
 MSGB_SCRIPT := $(BUILD)/tools/percs-msg-bench
 
-.PHONY: msgbench
+.PHONY: msgbench msgbench-unit-tests
 all: msgbench
 msgbench: $(MSGB_BIN) $(MSGB_SCRIPT) bench run-tool
 
@@ -22,3 +26,12 @@ $(MSGB_BIN): $(SRC)/tools/msgbench/mpi-bench.c $(PERCS_CC) $(MPI_LIB) $(MSG_LIB)
 $(MSGB_SCRIPT): $(SRC)/tools/msgbench/percs-msg-bench
 	@mkdir -p $(@D)
 	install -m 755 $< $@
+
+msgbench-unit-tests: $(MSGB_SCRIPT)
+	@mkdir -p $(BUILD)/results
+	@$(SRC)/tools/msgbench/test-msg-bench.sh --count > $(BUILD)/results/msg-bench.expected
+	@$(SRC)/tools/msgbench/test-msg-bench.sh $(MSGB_SCRIPT) > $(BUILD)/results/msg-bench.tap; \
+	rc=$$?; cat $(BUILD)/results/msg-bench.tap; \
+	[ $$rc -eq 0 ] || echo "msgbench-unit-tests: failures (exit $$rc)"
+
+unit-tests: msgbench-unit-tests
