@@ -294,6 +294,9 @@ PERCS_MPI_API(Group_translate_ranks, (MPI_Group group1, int n,
 PERCS_MPI_API(Group_free, (MPI_Group *group));
 PERCS_MPI_API(Comm_create, (MPI_Comm comm, MPI_Group group,
 			    MPI_Comm *newcomm));
+/* Collective over the members of @group only; @tag tells concurrent ones apart. */
+PERCS_MPI_API(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag,
+				  MPI_Comm *newcomm));
 
 /* Reduction operations of the program's own */
 PERCS_MPI_API(Op_create, (MPI_User_function *fn, int commute, MPI_Op *op));

@@ -73,12 +73,13 @@ struct mpi_comm {
 
 /*
  * Message spaces of a communicator: receives match only messages of their
- * own space, so user messages, blocking collectives and non-blocking ones
- * never match one another.
+ * own space, so user messages, blocking collectives, non-blocking ones and
+ * MPI_Comm_create_group's agreement never match one another.
  */
 #define MPI_SPACE_P2P	0
 #define MPI_SPACE_COLL	1
 #define MPI_SPACE_NBC	2
+#define MPI_SPACE_GROUP	3
 #define MPI_SPACES	4
 
 /**
@@ -143,6 +144,9 @@ void mpi_group_fini(void);
 /* comm.c */
 int mpi_comm_create_from(MPI_Comm comm, const int *world, int n,
 			 MPI_Comm *newcomm, const char *fn);
+/* Comm_create_group's work, collective over the members of @world only. */
+int mpi_comm_create_group(MPI_Comm comm, const int *world, int n, int tag,
+			  MPI_Comm *newcomm, const char *fn);
 struct mpi_comm *mpi_comm(MPI_Comm c);
 int mpi_comm_init(void);
 void mpi_comm_fini(void);
