@@ -23,7 +23,7 @@ scale=${PERCS_TEST_SCALE:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-plan=35
+plan=36
 # shellcheck source=selftests/job-tap.sh
 . "$here/job-tap.sh"
 
@@ -90,6 +90,9 @@ job "bad arguments get their MPI error class" 0 'every bad argument' '' 60 \
 job "a fatal bad argument aborts the job naming the call" 6 '' \
 	'MPI_Send: rank 7 is not in the communicator.*MPI_ERR_RANK' 60 \
 	-n 2 "$bin/errors" fatal
+job "a fatal bad argument to a non-blocking collective names the call" 8 '' \
+	'MPI_Ibcast: root 7 is not in the communicator.*MPI_ERR_ROOT' 60 \
+	-n 2 "$bin/errors" fatal-nbc
 job "a rank killed mid-job: the others end, rank named" 137 '' \
 	'rank 1 \(pid [0-9]+\) was killed by signal 9' 60 -n 3 "$bin/faults" kill
 job "a rank exiting without MPI_Finalize ends the job" 1 '' \

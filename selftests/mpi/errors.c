@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * errors: bad arguments get MPI error codes under MPI_ERRORS_RETURN.
- * With argument "fatal", rank 0 makes one bad call under the default
- * MPI_ERRORS_ARE_FATAL: the job must end with a message naming the call.
+ * errors: bad arguments get MPI error codes under MPI_ERRORS_RETURN,
+ * the non-blocking collectives' and Comm_create_group's too.  With
+ * argument "fatal" ("fatal-nbc"), rank 0 makes one bad MPI_Send
+ * (MPI_Ibcast) under the default MPI_ERRORS_ARE_FATAL: the job must end
+ * with a message naming the call.
  */
 #include <string.h>
 #include "check.h"
@@ -12,6 +14,59 @@
 	MPI_Error_class(__e, &__c);					\
 	CHECK(__c == (cls), "%s gave class %d, want %s", #call, __c, #cls); \
 } while (0)
+
+/* Every non-blocking collective and Comm_create_group, badly called. */
+static void nonblocking(int rank, int size)
+{
+	int x[4] = { 0 }, y[4], counts[64] = { 0 }, displs[64] = { 0 }, bad[64];
+	int other = size > 1 ? (rank + 1) % size : -1;
+	MPI_Comm w = MPI_COMM_WORLD, c;
+	MPI_Group g;
+	MPI_Request rq;
+
+	CHECK(size <= 64, "at most 64 ranks");
+	for (int i = 0; i < size; i++) {
+		counts[i] = 1;
+		displs[i] = i;
+		bad[i] = i == size - 1 ? -1 : 1;
+	}
+	EXPECT_CLASS(MPI_Ibarrier(77, &rq), MPI_ERR_COMM);
+	EXPECT_CLASS(MPI_Ibarrier(w, NULL), MPI_ERR_REQUEST);
+	EXPECT_CLASS(MPI_Ibcast(x, 1, MPI_INT, size, w, &rq), MPI_ERR_ROOT);
+	EXPECT_CLASS(MPI_Ibcast(x, -1, MPI_INT, 0, w, &rq), MPI_ERR_COUNT);
+	EXPECT_CLASS(MPI_Ireduce(x, y, 1, MPI_INT, 42, 0, w, &rq), MPI_ERR_OP);
+	if (other >= 0 && other != rank)
+		EXPECT_CLASS(MPI_Ireduce(MPI_IN_PLACE, y, 1, MPI_INT, MPI_SUM, other,
+					 w, &rq), MPI_ERR_BUFFER);
+	EXPECT_CLASS(MPI_Iallreduce(x, y, 1, MPI_DOUBLE, MPI_BAND, w, &rq), MPI_ERR_OP);
+	EXPECT_CLASS(MPI_Igather(x, 1, 999, y, 1, MPI_INT, 0, w, &rq), MPI_ERR_TYPE);
+	EXPECT_CLASS(MPI_Igatherv(x, 1, MPI_INT, y, NULL, displs, MPI_INT, rank, w, &rq),
+		     MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Iscatter(x, 1, MPI_INT, y, 1, MPI_INT, -1, w, &rq), MPI_ERR_ROOT);
+	EXPECT_CLASS(MPI_Iscatterv(x, counts, NULL, MPI_INT, y, 1, MPI_INT, rank, w, &rq),
+		     MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Iallgather(NULL, 4, MPI_INT, y, 4, MPI_INT, w, &rq), MPI_ERR_BUFFER);
+	EXPECT_CLASS(MPI_Iallgatherv(x, 1, MPI_INT, y, bad, displs, MPI_INT, w, &rq),
+		     MPI_ERR_COUNT);
+	EXPECT_CLASS(MPI_Ialltoall(x, 1, MPI_INT, y, 1, MPI_INT, 77, &rq), MPI_ERR_COMM);
+	EXPECT_CLASS(MPI_Ialltoallv(MPI_IN_PLACE, counts, displs, MPI_INT, y, counts,
+				    displs, MPI_INT, w, &rq), MPI_ERR_BUFFER);
+	EXPECT_CLASS(MPI_Ireduce_scatter(x, y, NULL, MPI_INT, MPI_SUM, w, &rq), MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Ireduce_scatter_block(x, y, -1, MPI_INT, MPI_SUM, w, &rq),
+		     MPI_ERR_COUNT);
+	EXPECT_CLASS(MPI_Iscan(x, y, 1, MPI_INT, 42, w, &rq), MPI_ERR_OP);
+	EXPECT_CLASS(MPI_Iexscan(x, y, 1, 999, MPI_SUM, w, &rq), MPI_ERR_TYPE);
+	CHECK_MPI(MPI_Comm_group(w, &g));
+	EXPECT_CLASS(MPI_Comm_create_group(w, g, -1, &c), MPI_ERR_TAG);
+	EXPECT_CLASS(MPI_Comm_create_group(w, 999, 0, &c), MPI_ERR_GROUP);
+	EXPECT_CLASS(MPI_Comm_create_group(w, g, 0, NULL), MPI_ERR_ARG);
+	CHECK_MPI(MPI_Group_free(&g));
+	/* None of them started anything: a good one still works. */
+	x[0] = 1;
+	CHECK_MPI(MPI_Iallreduce(x, y, 1, MPI_INT, MPI_SUM, w, &rq));
+	CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+	CHECK(y[0] == size, "Iallreduce after the bad calls gave %d", y[0]);
+}
 
 int main(int argc, char **argv)
 {
@@ -27,6 +82,13 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "fatal")) {
 		if (rank == 0)
 			MPI_Send(&x, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);
+		MPI_Barrier(MPI_COMM_WORLD);	/* rank 0 never comes */
+		MPI_Finalize();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "fatal-nbc")) {
+		if (rank == 0)
+			MPI_Ibcast(&x, 1, MPI_INT, size + 5, MPI_COMM_WORLD, &rq);
 		MPI_Barrier(MPI_COMM_WORLD);	/* rank 0 never comes */
 		MPI_Finalize();
 		return 0;
@@ -67,6 +129,7 @@ int main(int argc, char **argv)
 	CHECK(len > 0 && strstr(s, "rank"), "error string '%s'", s);
 	EXPECT_CLASS(MPI_Error_string(-3, s, &len), MPI_ERR_ARG);
 	CHECK_MPI(MPI_Initialized(&flag));
+	nonblocking(rank, size);
 	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	if (rank == 0)
 		printf("errors: every bad argument got its class\n");
