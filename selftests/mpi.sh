@@ -23,7 +23,7 @@ scale=${PERCS_TEST_SCALE:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-plan=29
+plan=36
 # shellcheck source=selftests/job-tap.sh
 . "$here/job-tap.sh"
 
@@ -69,6 +69,18 @@ fi
 job "collectives, 1 rank" 0 'on 1 ranks' '' 60 -n 1 "$bin/coll"
 job "collectives, 3 ranks" 0 'on 3 ranks' '' 120 -n 3 "$bin/coll"
 job "collectives, 5 ranks" 0 'on 5 ranks' '' 180 -n 5 "$bin/coll"
+job "collectives on 1 .. 16 ranks (sub-communicators), one 16-rank job" 0 \
+	'on 1 \.\. 16 ranks' '' 240 -n 16 "$bin/coll" sweep
+job "non-blocking collectives vs blocking, no deadlock, 5 ranks" 0 \
+	'nbc: every non-blocking collective on 5 ranks' '' 120 -n 5 "$bin/nbc"
+job "pi by integration (Reduce, Allreduce), 5 ranks" 0 'pi: 3\.14159265' '' 60 \
+	-n 5 "$bin/pi"
+job "matrix-vector product with Allgather (seed 001), 6 ranks" 0 \
+	'matvec: 203 x 203, 4 iterations on 6 ranks' '' 90 -n 6 "$bin/matvec"
+job "2-D wavefront sweep from 4 corners (seed 000), 6 ranks" 0 \
+	'sweep: 4 corners, 10 x 12 x 12 cells on a 2 x 3 grid' '' 90 -n 6 "$bin/sweep"
+job "communicator split into rows and columns, 6 ranks" 0 'split: 3 x 2 grid' '' 60 \
+	-n 6 "$bin/split"
 job "struct and vector datatypes, 3 ranks" 0 'types: struct and vector' '' 60 \
 	-n 3 "$bin/types"
 job "buffered sends, Testsome, Reduce_scatter, 3 ranks" 0 'bsend: buffered sends' '' 90 \
@@ -78,6 +90,9 @@ job "bad arguments get their MPI error class" 0 'every bad argument' '' 60 \
 job "a fatal bad argument aborts the job naming the call" 6 '' \
 	'MPI_Send: rank 7 is not in the communicator.*MPI_ERR_RANK' 60 \
 	-n 2 "$bin/errors" fatal
+job "a fatal bad argument to a non-blocking collective names the call" 8 '' \
+	'MPI_Ibcast: root 7 is not in the communicator.*MPI_ERR_ROOT' 60 \
+	-n 2 "$bin/errors" fatal-nbc
 job "a rank killed mid-job: the others end, rank named" 137 '' \
 	'rank 1 \(pid [0-9]+\) was killed by signal 9' 60 -n 3 "$bin/faults" kill
 job "a rank exiting without MPI_Finalize ends the job" 1 '' \

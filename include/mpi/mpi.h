@@ -294,6 +294,9 @@ PERCS_MPI_API(Group_translate_ranks, (MPI_Group group1, int n,
 PERCS_MPI_API(Group_free, (MPI_Group *group));
 PERCS_MPI_API(Comm_create, (MPI_Comm comm, MPI_Group group,
 			    MPI_Comm *newcomm));
+/* Collective over the members of @group only; @tag tells concurrent ones apart. */
+PERCS_MPI_API(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag,
+				  MPI_Comm *newcomm));
 
 /* Reduction operations of the program's own */
 PERCS_MPI_API(Op_create, (MPI_User_function *fn, int commute, MPI_Op *op));
@@ -348,6 +351,70 @@ PERCS_MPI_API(Reduce_scatter, (const void *sendbuf, void *recvbuf,
 PERCS_MPI_API(Reduce_scatter_block, (const void *sendbuf, void *recvbuf,
 				     int recvcount, MPI_Datatype type,
 				     MPI_Op op, MPI_Comm comm));
+
+/*
+ * Collectives (non-blocking): the same algorithms, completed by the Wait
+ * and Test calls.  Every call that waits or tests moves all of them on.
+ * MPI_Request_free and MPI_Cancel refuse their requests.
+ */
+PERCS_MPI_API(Ibarrier, (MPI_Comm comm, MPI_Request *request));
+PERCS_MPI_API(Ibcast, (void *buf, int count, MPI_Datatype type, int root,
+		       MPI_Comm comm, MPI_Request *request));
+PERCS_MPI_API(Ireduce, (const void *sendbuf, void *recvbuf, int count,
+			MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+			MPI_Request *request));
+PERCS_MPI_API(Iallreduce, (const void *sendbuf, void *recvbuf, int count,
+			   MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+			   MPI_Request *request));
+PERCS_MPI_API(Igather, (const void *sendbuf, int sendcount,
+			MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			MPI_Datatype recvtype, int root, MPI_Comm comm,
+			MPI_Request *request));
+PERCS_MPI_API(Igatherv, (const void *sendbuf, int sendcount,
+			 MPI_Datatype sendtype, void *recvbuf,
+			 const int recvcounts[], const int displs[],
+			 MPI_Datatype recvtype, int root, MPI_Comm comm,
+			 MPI_Request *request));
+PERCS_MPI_API(Iscatter, (const void *sendbuf, int sendcount,
+			 MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			 MPI_Datatype recvtype, int root, MPI_Comm comm,
+			 MPI_Request *request));
+PERCS_MPI_API(Iscatterv, (const void *sendbuf, const int sendcounts[],
+			  const int displs[], MPI_Datatype sendtype,
+			  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			  int root, MPI_Comm comm, MPI_Request *request));
+PERCS_MPI_API(Iallgather, (const void *sendbuf, int sendcount,
+			   MPI_Datatype sendtype, void *recvbuf,
+			   int recvcount, MPI_Datatype recvtype,
+			   MPI_Comm comm, MPI_Request *request));
+PERCS_MPI_API(Iallgatherv, (const void *sendbuf, int sendcount,
+			    MPI_Datatype sendtype, void *recvbuf,
+			    const int recvcounts[], const int displs[],
+			    MPI_Datatype recvtype, MPI_Comm comm,
+			    MPI_Request *request));
+PERCS_MPI_API(Ialltoall, (const void *sendbuf, int sendcount,
+			  MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			  MPI_Datatype recvtype, MPI_Comm comm,
+			  MPI_Request *request));
+PERCS_MPI_API(Ialltoallv, (const void *sendbuf, const int sendcounts[],
+			   const int sdispls[], MPI_Datatype sendtype,
+			   void *recvbuf, const int recvcounts[],
+			   const int rdispls[], MPI_Datatype recvtype,
+			   MPI_Comm comm, MPI_Request *request));
+PERCS_MPI_API(Ireduce_scatter, (const void *sendbuf, void *recvbuf,
+				const int recvcounts[], MPI_Datatype type,
+				MPI_Op op, MPI_Comm comm,
+				MPI_Request *request));
+PERCS_MPI_API(Ireduce_scatter_block, (const void *sendbuf, void *recvbuf,
+				      int recvcount, MPI_Datatype type,
+				      MPI_Op op, MPI_Comm comm,
+				      MPI_Request *request));
+PERCS_MPI_API(Iscan, (const void *sendbuf, void *recvbuf, int count,
+		      MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+		      MPI_Request *request));
+PERCS_MPI_API(Iexscan, (const void *sendbuf, void *recvbuf, int count,
+			MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+			MPI_Request *request));
 
 #undef PERCS_MPI_API
 

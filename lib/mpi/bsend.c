@@ -38,7 +38,7 @@ static int reap(bool wait)
 		int done = mpi_req_test(b->q);
 
 		while (wait && done == 0) {
-			percs_msg_idle(mpi_g.m);
+			mpi_idle();
 			done = mpi_req_test(b->q);
 		}
 		if (done == 0) {
@@ -135,8 +135,8 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest,
 				 "out of memory");
 	}
 	mpi_pack(t, buf, count, copy);
-	ret = mpi_isend(copy, (int)bytes, MPI_BYTE, dest, tag, comm, false, 0,
-			&b->q);
+	ret = mpi_isend(copy, (int)bytes, MPI_BYTE, dest, tag, comm,
+			MPI_SPACE_P2P, 0, &b->q);
 	if (ret) {
 		free(b);
 		free(copy);

@@ -1,47 +1,24 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libpercs-mpi: blocking collectives over point-to-point, on the
- * communicator's collective context (never matched by its p2p receives).
+ * libpercs-mpi: the collectives Barrier, Bcast, Reduce, Allreduce,
+ * Gather, Scatter, Allgather and Alltoall, blocking and non-blocking
+ * (I-variants), and what every collective shares.
  *
+ * Each algorithm is a schedule builder (nbc.c runs the schedules): the
+ * blocking call builds, starts and waits, the non-blocking one builds,
+ * starts and returns the request; the argument checks are the same.
  * Simple correct algorithms (the CAU and algorithm choice come later):
  * barrier by dissemination, bcast by binomial tree, reduce linearly at
- * the root in rank order (so every run combines in the same order),
+ * the root in rank order (so every run combines in the same order, the
+ * next rank's data arriving while the previous one is combined),
  * allreduce = reduce + bcast, gather/scatter linear, allgather = gather +
- * bcast, alltoall by all pairs at once.  One collective at a time per
- * communicator, as MPI's blocking collectives are called, so one tag does:
- * messages between two ranks on one context never overtake each other.
+ * bcast, alltoall by all pairs at once.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpi_internal.h"
 
-
-int mpi_csend(const void *buf, int count, MPI_Datatype t, int dst,
-		 MPI_Comm comm)
-{
-	struct mpi_req *q;
-	int ret = mpi_isend(buf, count, t, dst, MPI_COLL_TAG, comm, true, 0, &q);
-
-	if (ret)
-		return ret;
-	ret = mpi_wait(q, MPI_STATUS_IGNORE);
-	mpi_req_put(q);
-	return ret;
-}
-
-int mpi_crecv(void *buf, int count, MPI_Datatype t, int src,
-		 MPI_Comm comm)
-{
-	struct mpi_req *q;
-	int ret = mpi_irecv(buf, count, t, src, MPI_COLL_TAG, comm, true, &q);
-
-	if (ret)
-		return ret;
-	ret = mpi_wait(q, MPI_STATUS_IGNORE);
-	mpi_req_put(q);
-	return ret;
-}
 
 /* (sbuf, scount, stype) to (rbuf, rcount, rtype) within this process. */
 int mpi_local_copy(const void *sbuf, int scount, MPI_Datatype stype,
@@ -106,75 +83,8 @@ int mpi_coll_done(MPI_Comm comm, int ret, const char *fn)
 	return MPI_SUCCESS;
 }
 
-PERCS_MPI_ALIAS(Barrier)
-int PMPI_Barrier(MPI_Comm comm)
-{
-	struct mpi_comm *c;
-	struct mpi_req *q;
-	int k, ret = mpi_coll_comm(comm, "MPI_Barrier", &c);
 
-	if (ret)
-		return ret;
-	for (k = 1; k < c->size && !ret; k <<= 1) {
-		int to = (c->rank + k) % c->size;
-		int from = (c->rank - k + c->size) % c->size;
-
-		ret = mpi_isend(NULL, 0, MPI_BYTE, to, MPI_COLL_TAG, comm, true, 0,
-				&q);
-		if (ret)
-			break;
-		ret = mpi_crecv(NULL, 0, MPI_BYTE, from, comm);
-		if (!ret)
-			ret = mpi_wait(q, MPI_STATUS_IGNORE);
-		mpi_req_put(q);
-	}
-	return mpi_coll_done(comm, ret, "MPI_Barrier");
-}
-
-int mpi_bcast(void *buf, int count, MPI_Datatype type, int root,
-		 MPI_Comm comm, const struct mpi_comm *c)
-{
-	int n = c->size, vr = (c->rank - root + n) % n, mask = 1, ret;
-
-	while (mask < n) {
-		if (vr & mask) {
-			ret = mpi_crecv(buf, count, type, (vr - mask + root) % n,
-				    comm);
-			if (ret)
-				return ret;
-			break;
-		}
-		mask <<= 1;
-	}
-	for (mask >>= 1; mask > 0; mask >>= 1) {
-		if (vr + mask < n) {
-			ret = mpi_csend(buf, count, type, (vr + mask + root) % n,
-				    comm);
-			if (ret)
-				return ret;
-		}
-	}
-	return MPI_SUCCESS;
-}
-
-PERCS_MPI_ALIAS(Bcast)
-int PMPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
-	       MPI_Comm comm)
-{
-	struct mpi_comm *c;
-	int ret = mpi_coll_comm(comm, "MPI_Bcast", &c);
-
-	if (!ret)
-		ret = mpi_coll_buf(comm, buf, count, type, "MPI_Bcast", "buffer");
-	if (!ret)
-		ret = mpi_coll_root(comm, c, root, "MPI_Bcast");
-	if (ret)
-		return ret;
-	return mpi_coll_done(comm, mpi_bcast(buf, count, type, root, comm, c), "MPI_Bcast");
-}
-
-int mpi_coll_op(MPI_Comm comm, MPI_Op op, MPI_Datatype type,
-		    const char *fn)
+int mpi_coll_op(MPI_Comm comm, MPI_Op op, MPI_Datatype type, const char *fn)
 {
 	int ret = mpi_op_check(op, type);
 
@@ -187,42 +97,180 @@ int mpi_coll_op(MPI_Comm comm, MPI_Op op, MPI_Datatype type,
 	return MPI_SUCCESS;
 }
 
-int mpi_reduce(const void *sendbuf, void *recvbuf, int count,
-		  MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
-		  const struct mpi_comm *c)
+int mpi_coll_reqp(MPI_Comm comm, const MPI_Request *request, const char *fn)
+{
+	MPI_NEED_INIT(fn);
+	if (!request)
+		return mpi_error(mpi_comm(comm) ? comm : MPI_COMM_NULL,
+				 MPI_ERR_REQUEST, fn, "NULL request");
+	return MPI_SUCCESS;
+}
+
+void *mpi_slot(void *buf, int i, int count, MPI_Datatype type)
+{
+	return (unsigned char *)buf + (MPI_Aint)i * count * mpi_type(type)->extent;
+}
+
+struct mpi_sched *mpi_coll_new(MPI_Comm comm, const MPI_Request *req,
+				const char *fn)
+{
+	struct mpi_sched *s = mpi_coll_sched(comm, req != NULL);
+
+	if (!s)
+		mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	return s;
+}
+
+/* Blocking when @req is NULL; so are all the calls below. */
+static int barrier(MPI_Comm comm, MPI_Request *req, const char *fn)
+{
+	struct mpi_comm *c;
+	struct mpi_sched *s;
+	int k, ret = mpi_coll_comm(comm, fn, &c);
+
+	if (ret)
+		return ret;
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	/* Dissemination: round k, to rank + 2^k, from rank - 2^k. */
+	for (k = 1; k < c->size; k <<= 1) {
+		mpi_sched_send(s, NULL, 0, MPI_BYTE, (c->rank + k) % c->size);
+		mpi_sched_recv(s, NULL, 0, MPI_BYTE,
+			       (c->rank - k + c->size) % c->size);
+		mpi_sched_round(s);
+	}
+	return mpi_sched_go(s, req, fn);
+}
+
+PERCS_MPI_ALIAS(Barrier)
+int PMPI_Barrier(MPI_Comm comm)
+{
+	return barrier(comm, NULL, "MPI_Barrier");
+}
+
+PERCS_MPI_ALIAS(Ibarrier)
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Ibarrier");
+
+	return ret ? ret : barrier(comm, request, "MPI_Ibarrier");
+}
+
+void mpi_bcast_recv(struct mpi_sched *s, const struct mpi_comm *c,
+		    void *buf, int count, MPI_Datatype type, int root)
+{
+	int n = c->size, vr = (c->rank - root + n) % n, mask;
+
+	for (mask = 1; mask < n; mask <<= 1) {
+		if (vr & mask) {
+			mpi_sched_recv(s, buf, count, type,
+				       (vr - mask + root) % n);
+			return;
+		}
+	}
+}
+
+void mpi_bcast_send(struct mpi_sched *s, const struct mpi_comm *c,
+		    void *buf, int count, MPI_Datatype type, int root)
+{
+	int n = c->size, vr = (c->rank - root + n) % n, mask = 1;
+
+	/* Below the lowest bit of my relative rank: my subtrees. */
+	while (mask < n && !(vr & mask))
+		mask <<= 1;
+	for (mask >>= 1; mask > 0; mask >>= 1)
+		if (vr + mask < n)
+			mpi_sched_send(s, buf, count, type,
+				       (vr + mask + root) % n);
+}
+
+void mpi_bcast_sched(struct mpi_sched *s, const struct mpi_comm *c,
+		     void *buf, int count, MPI_Datatype type, int root)
+{
+	mpi_bcast_recv(s, c, buf, count, type, root);
+	mpi_sched_round(s);
+	mpi_bcast_send(s, c, buf, count, type, root);
+	mpi_sched_round(s);
+}
+
+static int bcast(void *buf, int count, MPI_Datatype type, int root,
+		 MPI_Comm comm, MPI_Request *req, const char *fn)
+{
+	struct mpi_comm *c;
+	struct mpi_sched *s;
+	int ret = mpi_coll_comm(comm, fn, &c);
+
+	if (!ret)
+		ret = mpi_coll_buf(comm, buf, count, type, fn, "buffer");
+	if (!ret)
+		ret = mpi_coll_root(comm, c, root, fn);
+	if (ret)
+		return ret;
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	mpi_bcast_sched(s, c, buf, count, type, root);
+	return mpi_sched_go(s, req, fn);
+}
+
+PERCS_MPI_ALIAS(Bcast)
+int PMPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
+	       MPI_Comm comm)
+{
+	return bcast(buf, count, type, root, comm, NULL, "MPI_Bcast");
+}
+
+PERCS_MPI_ALIAS(Ibcast)
+int PMPI_Ibcast(void *buf, int count, MPI_Datatype type, int root,
+		MPI_Comm comm, MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Ibcast");
+
+	return ret ? ret : bcast(buf, count, type, root, comm, request,
+				 "MPI_Ibcast");
+}
+
+void mpi_reduce_sched(struct mpi_sched *s, const struct mpi_comm *c,
+		      const void *sendbuf, void *recvbuf, int count,
+		      MPI_Datatype type, MPI_Op op, int root)
 {
 	struct mpi_type *t = mpi_type(type);
-	size_t bytes = (size_t)count * t->size;
-	unsigned char *acc, *in;
-	int i, ret = MPI_SUCCESS;
+	int bytes = (int)((size_t)count * t->size), i, n = c->size;
+	unsigned char *acc, *in[2];
 
 	if (sendbuf == MPI_IN_PLACE)
 		sendbuf = recvbuf;
-	if (c->rank != root)
-		return mpi_csend(sendbuf, count, type, root, comm);
-	acc = malloc(bytes ? bytes : 1);
-	in = malloc(bytes ? bytes : 1);
-	if (!acc || !in) {
-		free(acc);
-		free(in);
-		return MPI_ERR_NO_MEM;
+	if (c->rank != root) {
+		mpi_sched_send(s, sendbuf, count, type, root);
+		mpi_sched_round(s);
+		return;
 	}
-	/* Rank order: the same combination order on every run. */
-	for (i = 0; i < c->size && !ret; i++) {
-		unsigned char *dst = i ? in : acc;
+	acc = mpi_sched_tmp(s, bytes);
+	in[0] = mpi_sched_tmp(s, bytes);
+	in[1] = mpi_sched_tmp(s, bytes);
+	if (!acc || !in[0] || !in[1])
+		return;
+	/*
+	 * Round i brings rank i's data (into acc for rank 0, else into
+	 * in[i % 2]) and combines rank i - 1's: rank order, two buffers.
+	 */
+	for (i = 0; i <= n; i++) {
+		unsigned char *dst = i ? in[i % 2] : acc;
 
+		if (i >= 2)
+			mpi_sched_op(s, op, type, count, acc, in[(i - 1) % 2]);
+		if (i == n)
+			break;
 		if (i == root)
-			mpi_pack(t, sendbuf, count, dst);
+			mpi_sched_copy(s, sendbuf, count, type, dst, bytes,
+				       MPI_BYTE);
 		else
-			ret = mpi_crecv(dst, (int)bytes, MPI_BYTE, i, comm);
-		if (!ret && i)
-			ret = mpi_op_combine(op, type, count, acc, in);
+			mpi_sched_recv(s, dst, bytes, MPI_BYTE, i);
+		mpi_sched_round(s);
 	}
-	if (!ret)
-		mpi_unpack(t, acc, bytes, recvbuf);
-	free(acc);
-	free(in);
-	return ret;
+	mpi_sched_copy(s, acc, bytes, MPI_BYTE, recvbuf, count, type);
+	mpi_sched_round(s);
 }
 
 static int reduce_checks(const void *sendbuf, void *recvbuf, int count,
@@ -243,80 +291,121 @@ static int reduce_checks(const void *sendbuf, void *recvbuf, int count,
 	return ret;
 }
 
+static int reduce(const void *sendbuf, void *recvbuf, int count,
+		  MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+		  MPI_Request *req, const char *fn)
+{
+	struct mpi_comm *c;
+	struct mpi_sched *s;
+	int ret = mpi_coll_comm(comm, fn, &c);
+
+	if (!ret)
+		ret = mpi_coll_root(comm, c, root, fn);
+	if (ret)
+		return ret;
+	if (sendbuf == MPI_IN_PLACE && c->rank != root)
+		return mpi_error(comm, MPI_ERR_BUFFER, fn,
+				 "MPI_IN_PLACE is for the root only");
+	ret = reduce_checks(sendbuf, recvbuf, count, type, op, comm,
+			    c->rank == root, fn);
+	if (ret)
+		return ret;
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	mpi_reduce_sched(s, c, sendbuf, recvbuf, count, type, op, root);
+	return mpi_sched_go(s, req, fn);
+}
+
 PERCS_MPI_ALIAS(Reduce)
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 		MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
+	return reduce(sendbuf, recvbuf, count, type, op, root, comm, NULL,
+		      "MPI_Reduce");
+}
+
+PERCS_MPI_ALIAS(Ireduce)
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
+		 MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+		 MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Ireduce");
+
+	return ret ? ret : reduce(sendbuf, recvbuf, count, type, op, root,
+				  comm, request, "MPI_Ireduce");
+}
+
+static int allreduce(const void *sendbuf, void *recvbuf, int count,
+		     MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+		     MPI_Request *req, const char *fn)
+{
 	struct mpi_comm *c;
-	int ret = mpi_coll_comm(comm, "MPI_Reduce", &c);
+	struct mpi_sched *s;
+	int ret = mpi_coll_comm(comm, fn, &c);
 
 	if (!ret)
-		ret = mpi_coll_root(comm, c, root, "MPI_Reduce");
+		ret = reduce_checks(sendbuf, recvbuf, count, type, op, comm,
+				    true, fn);
 	if (ret)
 		return ret;
-	if (sendbuf == MPI_IN_PLACE && c->rank != root)
-		return mpi_error(comm, MPI_ERR_BUFFER, "MPI_Reduce",
-				 "MPI_IN_PLACE is for the root only");
-	ret = reduce_checks(sendbuf, recvbuf, count, type, op, comm,
-			    c->rank == root, "MPI_Reduce");
-	if (ret)
-		return ret;
-	return mpi_coll_done(comm, mpi_reduce(sendbuf, recvbuf, count, type, op, root,
-				 comm, c), "MPI_Reduce");
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	mpi_reduce_sched(s, c, sendbuf, recvbuf, count, type, op, 0);
+	mpi_bcast_sched(s, c, recvbuf, count, type, 0);
+	return mpi_sched_go(s, req, fn);
 }
 
 PERCS_MPI_ALIAS(Allreduce)
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 		   MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-	struct mpi_comm *c;
-	int ret = mpi_coll_comm(comm, "MPI_Allreduce", &c);
-
-	if (!ret)
-		ret = reduce_checks(sendbuf, recvbuf, count, type, op, comm,
-				    true, "MPI_Allreduce");
-	if (ret)
-		return ret;
-	ret = mpi_reduce(sendbuf, recvbuf, count, type, op, 0, comm, c);
-	if (!ret)
-		ret = mpi_bcast(recvbuf, count, type, 0, comm, c);
-	return mpi_coll_done(comm, ret, "MPI_Allreduce");
+	return allreduce(sendbuf, recvbuf, count, type, op, comm, NULL,
+			 "MPI_Allreduce");
 }
 
-void *mpi_slot(void *buf, int i, int count, MPI_Datatype type)
+PERCS_MPI_ALIAS(Iallreduce)
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
+		    MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+		    MPI_Request *request)
 {
-	return (unsigned char *)buf + (MPI_Aint)i * count * mpi_type(type)->extent;
+	int ret = mpi_coll_reqp(comm, request, "MPI_Iallreduce");
+
+	return ret ? ret : allreduce(sendbuf, recvbuf, count, type, op, comm,
+				     request, "MPI_Iallreduce");
 }
 
-static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-		  int root, MPI_Comm comm, const struct mpi_comm *c)
-{
-	int i, ret = MPI_SUCCESS;
-
-	if (c->rank != root)
-		return mpi_csend(sendbuf, sendcount, sendtype, root, comm);
-	for (i = 0; i < c->size && !ret; i++) {
-		if (i != root)
-			ret = mpi_crecv(mpi_slot(recvbuf, i, recvcount, recvtype),
-				    recvcount, recvtype, i, comm);
-		else if (sendbuf != MPI_IN_PLACE)
-			ret = mpi_local_copy(sendbuf, sendcount, sendtype,
-					 mpi_slot(recvbuf, i, recvcount, recvtype),
-					 recvcount, recvtype);
-	}
-	return ret;
-}
-
-static int gather_checks(const struct mpi_comm *c, MPI_Comm comm,
+static void gather_sched(struct mpi_sched *s, const struct mpi_comm *c,
 			 const void *sendbuf, int sendcount,
+			 MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			 MPI_Datatype recvtype, int root)
+{
+	int i;
+
+	if (c->rank != root) {
+		mpi_sched_send(s, sendbuf, sendcount, sendtype, root);
+	} else {
+		for (i = 0; i < c->size; i++) {
+			void *dst = mpi_slot(recvbuf, i, recvcount, recvtype);
+
+			if (i != root)
+				mpi_sched_recv(s, dst, recvcount, recvtype, i);
+			else if (sendbuf != MPI_IN_PLACE)
+				mpi_sched_copy(s, sendbuf, sendcount, sendtype,
+					       dst, recvcount, recvtype);
+		}
+	}
+	mpi_sched_round(s);
+}
+
+static int gather_checks(MPI_Comm comm, const void *sendbuf, int sendcount,
 			 MPI_Datatype sendtype, const void *recvbuf,
 			 int recvcount, MPI_Datatype recvtype, bool recv_here,
 			 const char *fn)
 {
 	int ret = MPI_SUCCESS;
 
-	(void)c;
 	if (sendbuf != MPI_IN_PLACE)
 		ret = mpi_coll_buf(comm, sendbuf, sendcount, sendtype, fn,
 				"send buffer");
@@ -326,28 +415,93 @@ static int gather_checks(const struct mpi_comm *c, MPI_Comm comm,
 	return ret;
 }
 
+static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+		  int root, MPI_Comm comm, MPI_Request *req, const char *fn)
+{
+	struct mpi_comm *c;
+	struct mpi_sched *s;
+	int ret = mpi_coll_comm(comm, fn, &c);
+
+	if (!ret)
+		ret = mpi_coll_root(comm, c, root, fn);
+	if (!ret)
+		ret = gather_checks(comm, sendbuf, sendcount, sendtype,
+				    recvbuf, recvcount, recvtype,
+				    c->rank == root, fn);
+	if (ret)
+		return ret;
+	if (sendbuf == MPI_IN_PLACE && c->rank != root)
+		return mpi_error(comm, MPI_ERR_BUFFER, fn,
+				 "MPI_IN_PLACE is for the root only");
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	gather_sched(s, c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+		     recvtype, root);
+	return mpi_sched_go(s, req, fn);
+}
+
 PERCS_MPI_ALIAS(Gather)
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
 		MPI_Comm comm)
 {
+	return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+		      recvtype, root, comm, NULL, "MPI_Gather");
+}
+
+PERCS_MPI_ALIAS(Igather)
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+		 int root, MPI_Comm comm, MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Igather");
+
+	return ret ? ret : gather(sendbuf, sendcount, sendtype, recvbuf,
+				  recvcount, recvtype, root, comm, request,
+				  "MPI_Igather");
+}
+
+static int scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+		   int root, MPI_Comm comm, MPI_Request *req, const char *fn)
+{
 	struct mpi_comm *c;
-	int ret = mpi_coll_comm(comm, "MPI_Gather", &c);
+	struct mpi_sched *s;
+	int i, ret = mpi_coll_comm(comm, fn, &c);
 
 	if (!ret)
-		ret = mpi_coll_root(comm, c, root, "MPI_Gather");
-	if (!ret)
-		ret = gather_checks(c, comm, sendbuf, sendcount, sendtype,
-				    recvbuf, recvcount, recvtype,
-				    c->rank == root, "MPI_Gather");
+		ret = mpi_coll_root(comm, c, root, fn);
 	if (ret)
 		return ret;
-	if (sendbuf == MPI_IN_PLACE && c->rank != root)
-		return mpi_error(comm, MPI_ERR_BUFFER, "MPI_Gather",
+	if (c->rank == root)
+		ret = mpi_coll_buf(comm, sendbuf, sendcount, sendtype, fn,
+				   "send buffer");
+	if (!ret && recvbuf != MPI_IN_PLACE)
+		ret = mpi_coll_buf(comm, recvbuf, recvcount, recvtype, fn,
+				   "receive buffer");
+	if (ret)
+		return ret;
+	if (recvbuf == MPI_IN_PLACE && c->rank != root)
+		return mpi_error(comm, MPI_ERR_BUFFER, fn,
 				 "MPI_IN_PLACE is for the root only");
-	return mpi_coll_done(comm, gather(sendbuf, sendcount, sendtype, recvbuf,
-				 recvcount, recvtype, root, comm, c),
-		    "MPI_Gather");
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	if (c->rank != root)
+		mpi_sched_recv(s, recvbuf, recvcount, recvtype, root);
+	for (i = 0; i < c->size && c->rank == root; i++) {
+		const void *src = mpi_slot((void *)sendbuf, i, sendcount,
+					   sendtype);
+
+		if (i != root)
+			mpi_sched_send(s, src, sendcount, sendtype, i);
+		else if (recvbuf != MPI_IN_PLACE)
+			mpi_sched_copy(s, src, sendcount, sendtype, recvbuf,
+				       recvcount, recvtype);
+	}
+	return mpi_sched_go(s, req, fn);
 }
 
 PERCS_MPI_ALIAS(Scatter)
@@ -355,51 +509,34 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
 		 MPI_Comm comm)
 {
-	struct mpi_comm *c;
-	int i, ret = mpi_coll_comm(comm, "MPI_Scatter", &c);
-
-	if (!ret)
-		ret = mpi_coll_root(comm, c, root, "MPI_Scatter");
-	if (ret)
-		return ret;
-	if (c->rank == root)
-		ret = mpi_coll_buf(comm, sendbuf, sendcount, sendtype,
-				"MPI_Scatter", "send buffer");
-	if (!ret && recvbuf != MPI_IN_PLACE)
-		ret = mpi_coll_buf(comm, recvbuf, recvcount, recvtype,
-				"MPI_Scatter", "receive buffer");
-	if (ret)
-		return ret;
-	if (recvbuf == MPI_IN_PLACE && c->rank != root)
-		return mpi_error(comm, MPI_ERR_BUFFER, "MPI_Scatter",
-				 "MPI_IN_PLACE is for the root only");
-	if (c->rank != root)
-		return mpi_coll_done(comm, mpi_crecv(recvbuf, recvcount, recvtype, root,
-					comm), "MPI_Scatter");
-	for (i = 0; i < c->size && !ret; i++) {
-		const void *s = mpi_slot((void *)sendbuf, i, sendcount, sendtype);
-
-		if (i != root)
-			ret = mpi_csend(s, sendcount, sendtype, i, comm);
-		else if (recvbuf != MPI_IN_PLACE)
-			ret = mpi_local_copy(s, sendcount, sendtype, recvbuf,
-					 recvcount, recvtype);
-	}
-	return mpi_coll_done(comm, ret, "MPI_Scatter");
+	return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+		       recvtype, root, comm, NULL, "MPI_Scatter");
 }
 
-PERCS_MPI_ALIAS(Allgather)
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		   void *recvbuf, int recvcount, MPI_Datatype recvtype,
-		   MPI_Comm comm)
+PERCS_MPI_ALIAS(Iscatter)
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+		  int root, MPI_Comm comm, MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Iscatter");
+
+	return ret ? ret : scatter(sendbuf, sendcount, sendtype, recvbuf,
+				   recvcount, recvtype, root, comm, request,
+				   "MPI_Iscatter");
+}
+
+static int allgather(const void *sendbuf, int sendcount,
+		     MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req,
+		     const char *fn)
 {
 	struct mpi_comm *c;
-	int ret = mpi_coll_comm(comm, "MPI_Allgather", &c);
+	struct mpi_sched *s;
+	int ret = mpi_coll_comm(comm, fn, &c);
 
 	if (!ret)
-		ret = gather_checks(c, comm, sendbuf, sendcount, sendtype,
-				    recvbuf, recvcount, recvtype, true,
-				    "MPI_Allgather");
+		ret = gather_checks(comm, sendbuf, sendcount, sendtype,
+				    recvbuf, recvcount, recvtype, true, fn);
 	if (ret)
 		return ret;
 	if (sendbuf == MPI_IN_PLACE) {
@@ -408,11 +545,80 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		sendcount = recvcount;
 		sendtype = recvtype;
 	}
-	ret = gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-		     recvtype, 0, comm, c);
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	gather_sched(s, c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+		     recvtype, 0);
+	mpi_bcast_sched(s, c, recvbuf, recvcount * c->size, recvtype, 0);
+	return mpi_sched_go(s, req, fn);
+}
+
+PERCS_MPI_ALIAS(Allgather)
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+		   MPI_Comm comm)
+{
+	return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+			 recvtype, comm, NULL, "MPI_Allgather");
+}
+
+PERCS_MPI_ALIAS(Iallgather)
+int PMPI_Iallgather(const void *sendbuf, int sendcount,
+		    MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Iallgather");
+
+	return ret ? ret : allgather(sendbuf, sendcount, sendtype, recvbuf,
+				     recvcount, recvtype, comm, request,
+				     "MPI_Iallgather");
+}
+
+static int alltoall(const void *sendbuf, int sendcount,
+		    MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req,
+		    const char *fn)
+{
+	struct mpi_comm *c;
+	struct mpi_sched *s;
+	int i, ret = mpi_coll_comm(comm, fn, &c);
+
 	if (!ret)
-		ret = mpi_bcast(recvbuf, recvcount * c->size, recvtype, 0, comm, c);
-	return mpi_coll_done(comm, ret, "MPI_Allgather");
+		ret = gather_checks(comm, sendbuf, sendcount, sendtype,
+				    recvbuf, recvcount, recvtype, true, fn);
+	if (ret)
+		return ret;
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	if (sendbuf == MPI_IN_PLACE) {
+		/* Send from a copy taken now: recvbuf is overwritten. */
+		size_t bytes = (size_t)c->size * recvcount *
+			       mpi_type(recvtype)->extent;
+		void *copy = mpi_sched_tmp(s, bytes);
+
+		if (copy)
+			memcpy(copy, recvbuf, bytes);
+		sendbuf = copy;
+		sendcount = recvcount;
+		sendtype = recvtype;
+	}
+	/* All pairs at once. */
+	for (i = 0; i < c->size && sendbuf; i++) {
+		const void *src = mpi_slot((void *)sendbuf, i, sendcount,
+					   sendtype);
+		void *dst = mpi_slot(recvbuf, i, recvcount, recvtype);
+
+		if (i == c->rank) {
+			mpi_sched_copy(s, src, sendcount, sendtype, dst,
+				       recvcount, recvtype);
+			continue;
+		}
+		mpi_sched_recv(s, dst, recvcount, recvtype, i);
+		mpi_sched_send(s, src, sendcount, sendtype, i);
+	}
+	return mpi_sched_go(s, req, fn);
 }
 
 PERCS_MPI_ALIAS(Alltoall)
@@ -420,61 +626,18 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		  void *recvbuf, int recvcount, MPI_Datatype recvtype,
 		  MPI_Comm comm)
 {
-	struct mpi_comm *c;
-	struct mpi_req **q;
-	void *copy = NULL;
-	int i, n, ret = mpi_coll_comm(comm, "MPI_Alltoall", &c), ret2;
+	return alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+			recvtype, comm, NULL, "MPI_Alltoall");
+}
 
-	if (!ret)
-		ret = gather_checks(c, comm, sendbuf, sendcount, sendtype,
-				    recvbuf, recvcount, recvtype, true,
-				    "MPI_Alltoall");
-	if (ret)
-		return ret;
-	n = c->size;
-	if (sendbuf == MPI_IN_PLACE) {
-		size_t bytes = (size_t)n * recvcount * mpi_type(recvtype)->extent;
+PERCS_MPI_ALIAS(Ialltoall)
+int PMPI_Ialltoall(const void *sendbuf, int sendcount,
+		   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Ialltoall");
 
-		copy = malloc(bytes ? bytes : 1);
-		if (!copy)
-			return mpi_error(comm, MPI_ERR_NO_MEM, "MPI_Alltoall",
-					 "out of memory");
-		memcpy(copy, recvbuf, bytes);
-		sendbuf = copy;
-		sendcount = recvcount;
-		sendtype = recvtype;
-	}
-	q = calloc((size_t)2 * n, sizeof(*q));
-	if (!q) {
-		free(copy);
-		return mpi_error(comm, MPI_ERR_NO_MEM, "MPI_Alltoall",
-				 "out of memory");
-	}
-	for (i = 0; i < n && !ret; i++) {
-		if (i == c->rank)
-			continue;
-		ret = mpi_irecv(mpi_slot(recvbuf, i, recvcount, recvtype),
-				recvcount, recvtype, i, MPI_COLL_TAG, comm, true,
-				&q[2 * i]);
-		if (!ret)
-			ret = mpi_isend(mpi_slot((void *)sendbuf, i, sendcount,
-					     sendtype), sendcount, sendtype, i,
-					MPI_COLL_TAG, comm, true, 0, &q[2 * i + 1]);
-	}
-	if (!ret)
-		ret = mpi_local_copy(mpi_slot((void *)sendbuf, c->rank, sendcount,
-				      sendtype), sendcount, sendtype,
-				 mpi_slot(recvbuf, c->rank, recvcount, recvtype),
-				 recvcount, recvtype);
-	for (i = 0; i < 2 * n; i++) {
-		if (!q[i])
-			continue;
-		ret2 = mpi_wait(q[i], MPI_STATUS_IGNORE);
-		if (!ret)
-			ret = ret2;
-		mpi_req_put(q[i]);
-	}
-	free(q);
-	free(copy);
-	return mpi_coll_done(comm, ret, "MPI_Alltoall");
+	return ret ? ret : alltoall(sendbuf, sendcount, sendtype, recvbuf,
+				    recvcount, recvtype, comm, request,
+				    "MPI_Ialltoall");
 }

@@ -2,7 +2,8 @@
 /*
  * libpercs-mpi: the collectives with per-rank counts (Gatherv, Scatterv,
  * Allgatherv, Alltoallv), the prefix reductions (Scan, Exscan) and
- * Reduce_scatter(_block), over the helpers of coll.c.
+ * Reduce_scatter(_block), blocking and non-blocking, as schedules built
+ * from the helpers of coll.c.
  *
  * Scan and Exscan pass the running prefix along the ranks in order (rank
  * r receives the combination of ranks 0..r-1 from r-1): N-1 steps, but
@@ -36,25 +37,65 @@ static int check_counts(MPI_Comm comm, int n, const int *counts,
 	return MPI_SUCCESS;
 }
 
+
+static void gatherv_sched(struct mpi_sched *s, const struct mpi_comm *c,
+			  const void *sendbuf, int sendcount,
+			  MPI_Datatype sendtype, void *recvbuf,
+			  const int *recvcounts, const int *displs,
+			  MPI_Datatype recvtype, int root)
+{
+	int i;
+
+	if (c->rank != root) {
+		mpi_sched_send(s, sendbuf, sendcount, sendtype, root);
+	} else {
+		for (i = 0; i < c->size; i++) {
+			void *dst = at(recvbuf, displs[i], recvtype);
+
+			if (i != root)
+				mpi_sched_recv(s, dst, recvcounts[i], recvtype,
+					       i);
+			else if (sendbuf != MPI_IN_PLACE)
+				mpi_sched_copy(s, sendbuf, sendcount, sendtype,
+					       dst, recvcounts[i], recvtype);
+		}
+	}
+	mpi_sched_round(s);
+}
+
+/* Blocking when @req is NULL; so are all the calls below. */
 static int gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		   void *recvbuf, const int *recvcounts, const int *displs,
 		   MPI_Datatype recvtype, int root, MPI_Comm comm,
-		   const struct mpi_comm *c)
+		   MPI_Request *req, const char *fn)
 {
-	int i, ret = MPI_SUCCESS;
+	struct mpi_comm *c;
+	struct mpi_sched *s;
+	int ret = mpi_coll_comm(comm, fn, &c);
 
-	if (c->rank != root)
-		return mpi_csend(sendbuf, sendcount, sendtype, root, comm);
-	for (i = 0; i < c->size && !ret; i++) {
-		void *dst = at(recvbuf, displs[i], recvtype);
-
-		if (i != root)
-			ret = mpi_crecv(dst, recvcounts[i], recvtype, i, comm);
-		else if (sendbuf != MPI_IN_PLACE)
-			ret = mpi_local_copy(sendbuf, sendcount, sendtype, dst,
-					     recvcounts[i], recvtype);
+	if (!ret)
+		ret = mpi_coll_root(comm, c, root, fn);
+	if (!ret && sendbuf == MPI_IN_PLACE && c->rank != root)
+		return mpi_error(comm, MPI_ERR_BUFFER, fn,
+				 "MPI_IN_PLACE is for the root only");
+	if (!ret && sendbuf != MPI_IN_PLACE)
+		ret = mpi_coll_buf(comm, sendbuf, sendcount, sendtype, fn,
+				   "send buffer");
+	if (!ret && c->rank == root) {
+		ret = check_counts(comm, c->size, recvcounts, displs, fn,
+				   "receive");
+		if (!ret)
+			ret = mpi_coll_buf(comm, recvbuf, 0, recvtype, fn,
+					   "receive buffer");
 	}
-	return ret;
+	if (ret)
+		return ret;
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	gatherv_sched(s, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+		      displs, recvtype, root);
+	return mpi_sched_go(s, req, fn);
 }
 
 PERCS_MPI_ALIAS(Gatherv)
@@ -62,30 +103,78 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		 void *recvbuf, const int recvcounts[], const int displs[],
 		 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+	return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+		       displs, recvtype, root, comm, NULL, "MPI_Gatherv");
+}
+
+PERCS_MPI_ALIAS(Igatherv)
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		  void *recvbuf, const int recvcounts[], const int displs[],
+		  MPI_Datatype recvtype, int root, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Igatherv");
+
+	return ret ? ret : gatherv(sendbuf, sendcount, sendtype, recvbuf,
+				   recvcounts, displs, recvtype, root, comm,
+				   request, "MPI_Igatherv");
+}
+
+/* Root: piece i (counts[i] at displs[i]) to rank i; the others receive. */
+static void scatterv_sched(struct mpi_sched *s, const struct mpi_comm *c,
+			   const void *sendbuf, const int *counts,
+			   const int *displs, MPI_Datatype sendtype,
+			   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			   int root)
+{
+	int i;
+
+	if (c->rank != root)
+		mpi_sched_recv(s, recvbuf, recvcount, recvtype, root);
+	for (i = 0; i < c->size && c->rank == root; i++) {
+		const void *src = at((void *)sendbuf, displs[i], sendtype);
+
+		if (i != root)
+			mpi_sched_send(s, src, counts[i], sendtype, i);
+		else if (recvbuf != MPI_IN_PLACE)
+			mpi_sched_copy(s, src, counts[i], sendtype, recvbuf,
+				       recvcount, recvtype);
+	}
+	mpi_sched_round(s);
+}
+
+static int scatterv(const void *sendbuf, const int *sendcounts,
+		    const int *displs, MPI_Datatype sendtype, void *recvbuf,
+		    int recvcount, MPI_Datatype recvtype, int root,
+		    MPI_Comm comm, MPI_Request *req, const char *fn)
+{
 	struct mpi_comm *c;
-	int ret = mpi_coll_comm(comm, "MPI_Gatherv", &c);
+	struct mpi_sched *s;
+	int ret = mpi_coll_comm(comm, fn, &c);
 
 	if (!ret)
-		ret = mpi_coll_root(comm, c, root, "MPI_Gatherv");
-	if (!ret && sendbuf == MPI_IN_PLACE && c->rank != root)
-		return mpi_error(comm, MPI_ERR_BUFFER, "MPI_Gatherv",
+		ret = mpi_coll_root(comm, c, root, fn);
+	if (!ret && recvbuf == MPI_IN_PLACE && c->rank != root)
+		return mpi_error(comm, MPI_ERR_BUFFER, fn,
 				 "MPI_IN_PLACE is for the root only");
-	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = mpi_coll_buf(comm, sendbuf, sendcount, sendtype,
-				   "MPI_Gatherv", "send buffer");
+	if (!ret && recvbuf != MPI_IN_PLACE)
+		ret = mpi_coll_buf(comm, recvbuf, recvcount, recvtype, fn,
+				   "receive buffer");
 	if (!ret && c->rank == root) {
-		ret = check_counts(comm, c->size, recvcounts, displs,
-				   "MPI_Gatherv", "receive");
+		ret = check_counts(comm, c->size, sendcounts, displs, fn,
+				   "send");
 		if (!ret)
-			ret = mpi_coll_buf(comm, recvbuf, 0, recvtype,
-					   "MPI_Gatherv", "receive buffer");
+			ret = mpi_coll_buf(comm, sendbuf, 0, sendtype, fn,
+					   "send buffer");
 	}
 	if (ret)
 		return ret;
-	return mpi_coll_done(comm, gatherv(sendbuf, sendcount, sendtype,
-					   recvbuf, recvcounts, displs,
-					   recvtype, root, comm, c),
-			     "MPI_Gatherv");
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	scatterv_sched(s, c, sendbuf, sendcounts, displs, sendtype, recvbuf,
+		       recvcount, recvtype, root);
+	return mpi_sched_go(s, req, fn);
 }
 
 PERCS_MPI_ALIAS(Scatterv)
@@ -94,40 +183,63 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
 		  int recvcount, MPI_Datatype recvtype, int root,
 		  MPI_Comm comm)
 {
+	return scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
+			recvcount, recvtype, root, comm, NULL, "MPI_Scatterv");
+}
+
+PERCS_MPI_ALIAS(Iscatterv)
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
+		   const int displs[], MPI_Datatype sendtype, void *recvbuf,
+		   int recvcount, MPI_Datatype recvtype, int root,
+		   MPI_Comm comm, MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Iscatterv");
+
+	return ret ? ret : scatterv(sendbuf, sendcounts, displs, sendtype,
+				    recvbuf, recvcount, recvtype, root, comm,
+				    request, "MPI_Iscatterv");
+}
+
+static int allgatherv(const void *sendbuf, int sendcount,
+		      MPI_Datatype sendtype, void *recvbuf,
+		      const int *recvcounts, const int *displs,
+		      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req,
+		      const char *fn)
+{
 	struct mpi_comm *c;
-	int i, ret = mpi_coll_comm(comm, "MPI_Scatterv", &c);
+	struct mpi_sched *s;
+	int i, ret = mpi_coll_comm(comm, fn, &c);
 
 	if (!ret)
-		ret = mpi_coll_root(comm, c, root, "MPI_Scatterv");
-	if (!ret && recvbuf == MPI_IN_PLACE && c->rank != root)
-		return mpi_error(comm, MPI_ERR_BUFFER, "MPI_Scatterv",
-				 "MPI_IN_PLACE is for the root only");
-	if (!ret && recvbuf != MPI_IN_PLACE)
-		ret = mpi_coll_buf(comm, recvbuf, recvcount, recvtype,
-				   "MPI_Scatterv", "receive buffer");
-	if (!ret && c->rank == root) {
-		ret = check_counts(comm, c->size, sendcounts, displs,
-				   "MPI_Scatterv", "send");
-		if (!ret)
-			ret = mpi_coll_buf(comm, sendbuf, 0, sendtype,
-					   "MPI_Scatterv", "send buffer");
-	}
+		ret = check_counts(comm, c->size, recvcounts, displs, fn,
+				   "receive");
+	if (!ret && sendbuf != MPI_IN_PLACE)
+		ret = mpi_coll_buf(comm, sendbuf, sendcount, sendtype, fn,
+				   "send buffer");
+	if (!ret)
+		ret = mpi_coll_buf(comm, recvbuf, 0, recvtype, fn,
+				   "receive buffer");
 	if (ret)
 		return ret;
-	if (c->rank != root)
-		return mpi_coll_done(comm, mpi_crecv(recvbuf, recvcount,
-						     recvtype, root, comm),
-				     "MPI_Scatterv");
-	for (i = 0; i < c->size && !ret; i++) {
-		const void *s = at((void *)sendbuf, displs[i], sendtype);
-
-		if (i != root)
-			ret = mpi_csend(s, sendcounts[i], sendtype, i, comm);
-		else if (recvbuf != MPI_IN_PLACE)
-			ret = mpi_local_copy(s, sendcounts[i], sendtype, recvbuf,
-					     recvcount, recvtype);
+	if (sendbuf == MPI_IN_PLACE) {
+		sendbuf = at(recvbuf, displs[c->rank], recvtype);
+		sendcount = recvcounts[c->rank];
+		sendtype = recvtype;
 	}
-	return mpi_coll_done(comm, ret, "MPI_Scatterv");
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	gatherv_sched(s, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+		      displs, recvtype, 0);
+	/* Then every piece from rank 0 down the same tree, side by side. */
+	for (i = 0; i < c->size; i++)
+		mpi_bcast_recv(s, c, at(recvbuf, displs[i], recvtype),
+			       recvcounts[i], recvtype, 0);
+	mpi_sched_round(s);
+	for (i = 0; i < c->size; i++)
+		mpi_bcast_send(s, c, at(recvbuf, displs[i], recvtype),
+			       recvcounts[i], recvtype, 0);
+	return mpi_sched_go(s, req, fn);
 }
 
 PERCS_MPI_ALIAS(Allgatherv)
@@ -136,32 +248,68 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount,
 		    const int recvcounts[], const int displs[],
 		    MPI_Datatype recvtype, MPI_Comm comm)
 {
-	struct mpi_comm *c;
-	int i, ret = mpi_coll_comm(comm, "MPI_Allgatherv", &c);
+	return allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+			  displs, recvtype, comm, NULL, "MPI_Allgatherv");
+}
 
+PERCS_MPI_ALIAS(Iallgatherv)
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount,
+		     MPI_Datatype sendtype, void *recvbuf,
+		     const int recvcounts[], const int displs[],
+		     MPI_Datatype recvtype, MPI_Comm comm,
+		     MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Iallgatherv");
+
+	return ret ? ret : allgatherv(sendbuf, sendcount, sendtype, recvbuf,
+				      recvcounts, displs, recvtype, comm,
+				      request, "MPI_Iallgatherv");
+}
+
+static int alltoallv(const void *sendbuf, const int *sendcounts,
+		     const int *sdispls, MPI_Datatype sendtype, void *recvbuf,
+		     const int *recvcounts, const int *rdispls,
+		     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req,
+		     const char *fn)
+{
+	struct mpi_comm *c;
+	struct mpi_sched *s;
+	int i, ret = mpi_coll_comm(comm, fn, &c);
+
+	if (!ret && sendbuf == MPI_IN_PLACE)
+		return mpi_error(comm, MPI_ERR_BUFFER, fn,
+				 "MPI_IN_PLACE is not supported here");
 	if (!ret)
-		ret = check_counts(comm, c->size, recvcounts, displs,
-				   "MPI_Allgatherv", "receive");
-	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = mpi_coll_buf(comm, sendbuf, sendcount, sendtype,
-				   "MPI_Allgatherv", "send buffer");
+		ret = check_counts(comm, c->size, sendcounts, sdispls, fn,
+				   "send");
 	if (!ret)
-		ret = mpi_coll_buf(comm, recvbuf, 0, recvtype,
-				   "MPI_Allgatherv", "receive buffer");
+		ret = check_counts(comm, c->size, recvcounts, rdispls, fn,
+				   "receive");
+	if (!ret)
+		ret = mpi_coll_buf(comm, sendbuf, 0, sendtype, fn,
+				   "send buffer");
+	if (!ret)
+		ret = mpi_coll_buf(comm, recvbuf, 0, recvtype, fn,
+				   "receive buffer");
 	if (ret)
 		return ret;
-	if (sendbuf == MPI_IN_PLACE) {
-		sendbuf = at(recvbuf, displs[c->rank], recvtype);
-		sendcount = recvcounts[c->rank];
-		sendtype = recvtype;
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	/* All pairs at once. */
+	for (i = 0; i < c->size; i++) {
+		const void *src = at((void *)sendbuf, sdispls[i], sendtype);
+		void *dst = at(recvbuf, rdispls[i], recvtype);
+
+		if (i == c->rank) {
+			mpi_sched_copy(s, src, sendcounts[i], sendtype, dst,
+				       recvcounts[i], recvtype);
+			continue;
+		}
+		mpi_sched_recv(s, dst, recvcounts[i], recvtype, i);
+		mpi_sched_send(s, src, sendcounts[i], sendtype, i);
 	}
-	ret = gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-		      displs, recvtype, 0, comm, c);
-	/* Then every rank's piece from rank 0, one broadcast each. */
-	for (i = 0; i < c->size && !ret; i++)
-		ret = mpi_bcast(at(recvbuf, displs[i], recvtype), recvcounts[i],
-				recvtype, 0, comm, c);
-	return mpi_coll_done(comm, ret, "MPI_Allgatherv");
+	return mpi_sched_go(s, req, fn);
 }
 
 PERCS_MPI_ALIAS(Alltoallv)
@@ -170,69 +318,35 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
 		   const int recvcounts[], const int rdispls[],
 		   MPI_Datatype recvtype, MPI_Comm comm)
 {
-	struct mpi_comm *c;
-	struct mpi_req **q;
-	int i, n, ret = mpi_coll_comm(comm, "MPI_Alltoallv", &c), ret2;
+	return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+			 recvcounts, rdispls, recvtype, comm, NULL,
+			 "MPI_Alltoallv");
+}
 
-	if (!ret && sendbuf == MPI_IN_PLACE)
-		return mpi_error(comm, MPI_ERR_BUFFER, "MPI_Alltoallv",
-				 "MPI_IN_PLACE is not supported here");
-	if (!ret)
-		ret = check_counts(comm, c->size, sendcounts, sdispls,
-				   "MPI_Alltoallv", "send");
-	if (!ret)
-		ret = check_counts(comm, c->size, recvcounts, rdispls,
-				   "MPI_Alltoallv", "receive");
-	if (!ret)
-		ret = mpi_coll_buf(comm, sendbuf, 0, sendtype, "MPI_Alltoallv",
-				   "send buffer");
-	if (!ret)
-		ret = mpi_coll_buf(comm, recvbuf, 0, recvtype, "MPI_Alltoallv",
-				   "receive buffer");
-	if (ret)
-		return ret;
-	n = c->size;
-	q = calloc((size_t)2 * n, sizeof(*q));
-	if (!q)
-		return mpi_error(comm, MPI_ERR_NO_MEM, "MPI_Alltoallv",
-				 "out of memory");
-	for (i = 0; i < n && !ret; i++) {
-		if (i == c->rank)
-			continue;
-		ret = mpi_irecv(at(recvbuf, rdispls[i], recvtype), recvcounts[i],
-				recvtype, i, MPI_COLL_TAG, comm, true, &q[2 * i]);
-		if (!ret)
-			ret = mpi_isend(at((void *)sendbuf, sdispls[i], sendtype),
-					sendcounts[i], sendtype, i, MPI_COLL_TAG,
-					comm, true, 0, &q[2 * i + 1]);
-	}
-	if (!ret)
-		ret = mpi_local_copy(at((void *)sendbuf, sdispls[c->rank], sendtype),
-				     sendcounts[c->rank], sendtype,
-				     at(recvbuf, rdispls[c->rank], recvtype),
-				     recvcounts[c->rank], recvtype);
-	for (i = 0; i < 2 * n; i++) {
-		if (!q[i])
-			continue;
-		ret2 = mpi_wait(q[i], MPI_STATUS_IGNORE);
-		if (!ret)
-			ret = ret2;
-		mpi_req_put(q[i]);
-	}
-	free(q);
-	return mpi_coll_done(comm, ret, "MPI_Alltoallv");
+PERCS_MPI_ALIAS(Ialltoallv)
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
+		    const int sdispls[], MPI_Datatype sendtype,
+		    void *recvbuf, const int recvcounts[],
+		    const int rdispls[], MPI_Datatype recvtype,
+		    MPI_Comm comm, MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Ialltoallv");
+
+	return ret ? ret : alltoallv(sendbuf, sendcounts, sdispls, sendtype,
+				     recvbuf, recvcounts, rdispls, recvtype,
+				     comm, request, "MPI_Ialltoallv");
 }
 
 /* Scan (@exclusive 0) and Exscan (1): the prefix passed along in order. */
 static int scan(const void *sendbuf, void *recvbuf, int count,
 		MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool exclusive,
-		const char *fn)
+		MPI_Request *req, const char *fn)
 {
 	struct mpi_comm *c;
+	struct mpi_sched *s;
 	struct mpi_type *t;
-	unsigned char *acc = NULL, *mine = NULL;
-	size_t bytes;
-	int ret = mpi_coll_comm(comm, fn, &c);
+	unsigned char *acc, *mine;
+	int bytes, ret = mpi_coll_comm(comm, fn, &c);
 
 	if (!ret && sendbuf != MPI_IN_PLACE)
 		ret = mpi_coll_buf(comm, sendbuf, count, type, fn, "send buffer");
@@ -246,50 +360,142 @@ static int scan(const void *sendbuf, void *recvbuf, int count,
 	if (sendbuf == MPI_IN_PLACE)
 		sendbuf = recvbuf;
 	t = mpi_type(type);
-	bytes = (size_t)count * t->size;
-	acc = malloc(bytes ? bytes : 1);
-	mine = malloc(bytes ? bytes : 1);
-	if (!acc || !mine) {
-		free(acc);
-		free(mine);
-		return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-	}
-	mpi_pack(t, sendbuf, count, mine);
+	bytes = (int)((size_t)count * t->size);
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	acc = mpi_sched_tmp(s, bytes);
+	mine = mpi_sched_tmp(s, bytes);
+	if (!acc || !mine)
+		return mpi_sched_go(s, req, fn);
 	if (c->rank == 0) {
-		memcpy(acc, mine, bytes);
+		mpi_sched_copy(s, sendbuf, count, type, acc, bytes, MPI_BYTE);
 		if (!exclusive)
-			mpi_unpack(t, acc, bytes, recvbuf);
+			mpi_sched_copy(s, acc, bytes, MPI_BYTE, recvbuf, count,
+				       type);
 	} else {
 		/* acc = ranks 0..r-1; then acc op mine, acc on the left. */
-		ret = mpi_crecv(acc, (int)bytes, MPI_BYTE, c->rank - 1, comm);
-		if (!ret && exclusive)
-			mpi_unpack(t, acc, bytes, recvbuf);
-		if (!ret)
-			ret = mpi_op_combine(op, type, count, acc, mine);
-		if (!ret && !exclusive)
-			mpi_unpack(t, acc, bytes, recvbuf);
+		mpi_sched_copy(s, sendbuf, count, type, mine, bytes, MPI_BYTE);
+		mpi_sched_recv(s, acc, bytes, MPI_BYTE, c->rank - 1);
+		mpi_sched_round(s);
+		if (exclusive)
+			mpi_sched_copy(s, acc, bytes, MPI_BYTE, recvbuf, count,
+				       type);
+		mpi_sched_op(s, op, type, count, acc, mine);
+		if (!exclusive)
+			mpi_sched_copy(s, acc, bytes, MPI_BYTE, recvbuf, count,
+				       type);
 	}
-	if (!ret && c->rank + 1 < c->size)
-		ret = mpi_csend(acc, (int)bytes, MPI_BYTE, c->rank + 1, comm);
-	free(acc);
-	free(mine);
-	return mpi_coll_done(comm, ret, fn);
+	if (c->rank + 1 < c->size)
+		mpi_sched_send(s, acc, bytes, MPI_BYTE, c->rank + 1);
+	return mpi_sched_go(s, req, fn);
 }
 
 PERCS_MPI_ALIAS(Scan)
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
 	      MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-	return scan(sendbuf, recvbuf, count, type, op, comm, false,
+	return scan(sendbuf, recvbuf, count, type, op, comm, false, NULL,
 		    "MPI_Scan");
+}
+
+PERCS_MPI_ALIAS(Iscan)
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count,
+	       MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+	       MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Iscan");
+
+	return ret ? ret : scan(sendbuf, recvbuf, count, type, op, comm,
+				false, request, "MPI_Iscan");
 }
 
 PERCS_MPI_ALIAS(Exscan)
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
 		MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-	return scan(sendbuf, recvbuf, count, type, op, comm, true,
+	return scan(sendbuf, recvbuf, count, type, op, comm, true, NULL,
 		    "MPI_Exscan");
+}
+
+PERCS_MPI_ALIAS(Iexscan)
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
+		 MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+		 MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Iexscan");
+
+	return ret ? ret : scan(sendbuf, recvbuf, count, type, op, comm,
+				true, request, "MPI_Iexscan");
+}
+
+/*
+ * Reduce_scatter (@counts per rank) and Reduce_scatter_block (@block for
+ * every rank, @counts NULL): the whole vector reduced at rank 0, then
+ * block r of the result to rank r, as Scatterv would.
+ */
+static int reduce_scatter(const void *sendbuf, void *recvbuf,
+			  const int *counts, int block, bool v, MPI_Datatype type,
+			  MPI_Op op, MPI_Comm comm, MPI_Request *req,
+			  const char *fn)
+{
+	struct mpi_comm *c;
+	struct mpi_sched *s;
+	long long total = 0;
+	int *cnt, *displs, i, mine, ret = mpi_coll_comm(comm, fn, &c);
+	void *all = NULL;
+
+	if (ret)
+		return ret;
+	if (v && !counts)
+		return mpi_error(comm, MPI_ERR_ARG, fn, "NULL recvcounts");
+	if (!v && (block < 0 || block > 0x7fffffff / c->size))
+		return mpi_error(comm, MPI_ERR_COUNT, fn, "bad count %d", block);
+	if (v) {
+		for (i = 0; i < c->size; i++) {
+			if (counts[i] < 0)
+				return mpi_error(comm, MPI_ERR_COUNT, fn,
+						 "count %d of rank %d is negative",
+						 counts[i], i);
+			total += counts[i];
+		}
+		if (total > 0x7fffffff)
+			return mpi_error(comm, MPI_ERR_COUNT, fn,
+					 "%lld elements in all", total);
+	} else {
+		total = (long long)block * c->size;
+	}
+	mine = v ? counts[c->rank] : block;
+	if (sendbuf != MPI_IN_PLACE)
+		ret = mpi_coll_buf(comm, sendbuf, (int)total, type, fn,
+				   "send buffer");
+	if (!ret)
+		ret = mpi_coll_buf(comm, recvbuf, mine, type, fn,
+				   "receive buffer");
+	if (!ret)
+		ret = mpi_coll_op(comm, op, type, fn);
+	if (ret)
+		return ret;
+	if (sendbuf == MPI_IN_PLACE)
+		sendbuf = recvbuf;	/* the whole vector, as MPI says */
+	s = mpi_coll_new(comm, req, fn);
+	if (!s)
+		return MPI_ERR_NO_MEM;
+	/* Kept with the schedule: a non-blocking call reads them later. */
+	cnt = mpi_sched_tmp(s, sizeof(int) * c->size);
+	displs = mpi_sched_tmp(s, sizeof(int) * c->size);
+	if (c->rank == 0)
+		all = mpi_sched_tmp(s, (size_t)total * mpi_type(type)->extent);
+	if (!cnt || !displs || (c->rank == 0 && !all))
+		return mpi_sched_go(s, req, fn);
+	for (i = 0, total = 0; i < c->size; i++) {
+		cnt[i] = v ? counts[i] : block;
+		displs[i] = (int)total;
+		total += cnt[i];
+	}
+	mpi_reduce_sched(s, c, sendbuf, all, (int)total, type, op, 0);
+	scatterv_sched(s, c, all, cnt, displs, type, recvbuf, mine, type, 0);
+	return mpi_sched_go(s, req, fn);
 }
 
 PERCS_MPI_ALIAS(Reduce_scatter_block)
@@ -297,53 +503,20 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
 			      int recvcount, MPI_Datatype type, MPI_Op op,
 			      MPI_Comm comm)
 {
-	struct mpi_comm *c;
-	struct mpi_type *t;
-	void *all = NULL;
-	int ret = mpi_coll_comm(comm, "MPI_Reduce_scatter_block", &c), total;
+	return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, false, type,
+			      op, comm, NULL, "MPI_Reduce_scatter_block");
+}
 
-	if (ret)
-		return ret;
-	if (recvcount < 0 || recvcount > 0x7fffffff / c->size)
-		return mpi_error(comm, MPI_ERR_COUNT, "MPI_Reduce_scatter_block",
-				 "bad count %d", recvcount);
-	total = recvcount * c->size;
-	if (sendbuf != MPI_IN_PLACE)
-		ret = mpi_coll_buf(comm, sendbuf, total, type,
-				   "MPI_Reduce_scatter_block", "send buffer");
-	if (!ret)
-		ret = mpi_coll_buf(comm, recvbuf, recvcount, type,
-				   "MPI_Reduce_scatter_block", "receive buffer");
-	if (!ret)
-		ret = mpi_coll_op(comm, op, type, "MPI_Reduce_scatter_block");
-	if (ret)
-		return ret;
-	t = mpi_type(type);
-	/* In place: the input is the whole vector in recvbuf. */
-	if (sendbuf == MPI_IN_PLACE)
-		sendbuf = recvbuf;
-	if (c->rank == 0) {
-		all = malloc((size_t)total * t->extent + 1);
-		if (!all)
-			return mpi_error(comm, MPI_ERR_NO_MEM,
-					 "MPI_Reduce_scatter_block",
-					 "out of memory");
-	}
-	ret = mpi_reduce(sendbuf, all, total, type, op, 0, comm, c);
-	if (!ret && c->rank == 0) {
-		int i;
+PERCS_MPI_ALIAS(Ireduce_scatter_block)
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
+			       int recvcount, MPI_Datatype type, MPI_Op op,
+			       MPI_Comm comm, MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Ireduce_scatter_block");
 
-		for (i = 1; i < c->size && !ret; i++)
-			ret = mpi_csend(mpi_slot(all, i, recvcount, type),
-					recvcount, type, i, comm);
-		if (!ret)
-			ret = mpi_local_copy(all, recvcount, type, recvbuf,
-					     recvcount, type);
-	} else if (!ret) {
-		ret = mpi_crecv(recvbuf, recvcount, type, 0, comm);
-	}
-	free(all);
-	return mpi_coll_done(comm, ret, "MPI_Reduce_scatter_block");
+	return ret ? ret : reduce_scatter(sendbuf, recvbuf, NULL, recvcount,
+					  false, type, op, comm, request,
+					  "MPI_Ireduce_scatter_block");
 }
 
 PERCS_MPI_ALIAS(Reduce_scatter)
@@ -351,65 +524,18 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
 			const int recvcounts[], MPI_Datatype type, MPI_Op op,
 			MPI_Comm comm)
 {
-	static const char fn[] = "MPI_Reduce_scatter";
-	struct mpi_comm *c;
-	struct mpi_type *t;
-	long long total = 0;
-	void *all = NULL;
-	int *displs, i, ret = mpi_coll_comm(comm, fn, &c);
+	return reduce_scatter(sendbuf, recvbuf, recvcounts, 0, true, type, op,
+			      comm, NULL, "MPI_Reduce_scatter");
+}
 
-	if (ret)
-		return ret;
-	if (!recvcounts)
-		return mpi_error(comm, MPI_ERR_ARG, fn, "NULL recvcounts");
-	for (i = 0; i < c->size; i++) {
-		if (recvcounts[i] < 0)
-			return mpi_error(comm, MPI_ERR_COUNT, fn,
-					 "count %d of rank %d is negative",
-					 recvcounts[i], i);
-		total += recvcounts[i];
-	}
-	if (total > 0x7fffffff)
-		return mpi_error(comm, MPI_ERR_COUNT, fn, "%lld elements in all",
-				 total);
-	if (sendbuf != MPI_IN_PLACE)
-		ret = mpi_coll_buf(comm, sendbuf, (int)total, type, fn,
-				   "send buffer");
-	if (!ret)
-		ret = mpi_coll_buf(comm, recvbuf, recvcounts[c->rank], type, fn,
-				   "receive buffer");
-	if (!ret)
-		ret = mpi_coll_op(comm, op, type, fn);
-	if (ret)
-		return ret;
-	t = mpi_type(type);
-	if (sendbuf == MPI_IN_PLACE)
-		sendbuf = recvbuf;	/* the whole vector, as MPI says */
-	displs = malloc(sizeof(int) * c->size);
-	if (c->rank == 0)
-		all = malloc((size_t)total * t->extent + 1);
-	if (!displs || (c->rank == 0 && !all)) {
-		free(displs);
-		free(all);
-		return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-	}
-	for (i = 0, total = 0; i < c->size; i++) {
-		displs[i] = (int)total;
-		total += recvcounts[i];
-	}
-	ret = mpi_reduce(sendbuf, all, (int)total, type, op, 0, comm, c);
-	/* Then block r of the result to rank r, as Scatterv would. */
-	if (!ret && c->rank == 0) {
-		for (i = 1; i < c->size && !ret; i++)
-			ret = mpi_csend(at(all, displs[i], type), recvcounts[i],
-					type, i, comm);
-		if (!ret)
-			ret = mpi_local_copy(all, recvcounts[0], type, recvbuf,
-					     recvcounts[0], type);
-	} else if (!ret) {
-		ret = mpi_crecv(recvbuf, recvcounts[c->rank], type, 0, comm);
-	}
-	free(displs);
-	free(all);
-	return mpi_coll_done(comm, ret, fn);
+PERCS_MPI_ALIAS(Ireduce_scatter)
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
+			 const int recvcounts[], MPI_Datatype type,
+			 MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	int ret = mpi_coll_reqp(comm, request, "MPI_Ireduce_scatter");
+
+	return ret ? ret : reduce_scatter(sendbuf, recvbuf, recvcounts, 0,
+					  true, type, op, comm, request,
+					  "MPI_Ireduce_scatter");
 }

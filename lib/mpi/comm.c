@@ -261,6 +261,55 @@ int mpi_comm_create_from(MPI_Comm comm, const int *world, int n,
 	return MPI_SUCCESS;
 }
 
+int mpi_comm_create_group(MPI_Comm comm, const int *world, int n, int tag,
+			  MPI_Comm *newcomm, const char *fn)
+{
+	struct mpi_comm *c = mpi_comm(comm), *nc;
+	unsigned int mine = mpi_g.next_ctx, all = 0;
+	struct mpi_sched *s;
+	int me = -1, i, ret, *w;
+	MPI_Comm h;
+
+	*newcomm = MPI_COMM_NULL;
+	for (i = 0; i < n; i++)
+		if (world[i] == (int)percs_msg_rank(mpi_g.m))
+			me = i;
+	if (me < 0)
+		return MPI_SUCCESS;	/* not a member: nothing to agree on */
+	w = malloc(sizeof(int) * n);
+	if (!w)
+		return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	memcpy(w, world, sizeof(int) * n);
+	/*
+	 * The members agree on a context over the new communicator itself,
+	 * its messages on the parent's context in their own space under the
+	 * program's tag: nothing the other ranks of the parent send matches.
+	 */
+	ret = comm_new(n, me, w, c->ctx, c->eh, &h);
+	if (ret) {
+		free(w);
+		return mpi_error(comm, ret, fn, "out of memory");
+	}
+	nc = mpi_comm(h);
+	s = mpi_sched_new(h, MPI_SPACE_GROUP, tag);
+	if (!s) {
+		PMPI_Comm_free(&h);
+		return mpi_error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	}
+	mpi_reduce_sched(s, nc, &mine, &all, 1, MPI_UNSIGNED, MPI_MAX, 0);
+	mpi_bcast_sched(s, nc, &all, 1, MPI_UNSIGNED, 0);
+	ret = mpi_sched_go(s, NULL, fn);
+	if (ret) {
+		PMPI_Comm_free(&h);
+		return ret;
+	}
+	nc = mpi_comm(h);
+	nc->ctx = all;
+	mpi_g.next_ctx = all + 1;
+	*newcomm = h;
+	return MPI_SUCCESS;
+}
+
 PERCS_MPI_ALIAS(Comm_free)
 int PMPI_Comm_free(MPI_Comm *comm)
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libpercs-mpi: groups (ordered lists of world ranks) and MPI_Comm_create.
+ * libpercs-mpi: groups (ordered lists of world ranks), MPI_Comm_create and
+ * MPI_Comm_create_group.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -274,28 +275,57 @@ int PMPI_Group_free(MPI_Group *group)
 	return MPI_SUCCESS;
 }
 
+/* The checks of Comm_create(_group): @group's world ranks in *@world. */
+static int create_checks(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm,
+			 int *n, const int **world, const char *fn)
+{
+	struct mpi_comm *c;
+	int i;
+
+	MPI_NEED_INIT(fn);
+	c = mpi_comm(comm);
+	if (!c)
+		return mpi_error(MPI_COMM_NULL, MPI_ERR_COMM, fn,
+				 "no communicator %d", comm);
+	if (!group_get(group, n, world))
+		return mpi_error(comm, MPI_ERR_GROUP, fn, "no group %d", group);
+	if (!newcomm)
+		return mpi_error(comm, MPI_ERR_ARG, fn, "NULL newcomm");
+	for (i = 0; i < *n; i++)
+		if (rank_in(c->world, c->size, (*world)[i]) == MPI_UNDEFINED)
+			return mpi_error(comm, MPI_ERR_GROUP, fn,
+					 "the group's rank %d is not in the communicator",
+					 i);
+	return MPI_SUCCESS;
+}
+
 PERCS_MPI_ALIAS(Comm_create)
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-	struct mpi_comm *c;
 	const int *world;
-	int n, i;
+	int n, ret;
 
-	MPI_NEED_INIT("MPI_Comm_create");
-	c = mpi_comm(comm);
-	if (!c)
-		return mpi_error(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_create",
-				 "no communicator %d", comm);
-	if (!group_get(group, &n, &world))
-		return mpi_error(comm, MPI_ERR_GROUP, "MPI_Comm_create",
-				 "no group %d", group);
-	if (!newcomm)
-		return mpi_error(comm, MPI_ERR_ARG, "MPI_Comm_create",
-				 "NULL newcomm");
-	for (i = 0; i < n; i++)
-		if (rank_in(c->world, c->size, world[i]) == MPI_UNDEFINED)
-			return mpi_error(comm, MPI_ERR_GROUP, "MPI_Comm_create",
-					 "the group's rank %d is not in the communicator",
-					 i);
+	ret = create_checks(comm, group, newcomm, &n, &world,
+			    "MPI_Comm_create");
+	if (ret)
+		return ret;
 	return mpi_comm_create_from(comm, world, n, newcomm, "MPI_Comm_create");
+}
+
+PERCS_MPI_ALIAS(Comm_create_group)
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+			   MPI_Comm *newcomm)
+{
+	const int *world;
+	int n, ret;
+
+	ret = create_checks(comm, group, newcomm, &n, &world,
+			    "MPI_Comm_create_group");
+	if (ret)
+		return ret;
+	if (tag < 0 || tag > PERCS_MSG_TAG_MAX)
+		return mpi_error(comm, MPI_ERR_TAG, "MPI_Comm_create_group",
+				 "tag %d is outside 0..MPI_TAG_UB", tag);
+	return mpi_comm_create_group(comm, world, n, tag, newcomm,
+				     "MPI_Comm_create_group");
 }

@@ -56,8 +56,10 @@ struct mpi_type {
  * @size: members
  * @rank: this process's rank in it
  * @world: @size world ranks, by rank in the communicator
- * @ctx: its context: p2p messages use 2 x @ctx, collectives 2 x @ctx + 1
+ * @ctx: its context: its messages travel on 4 x @ctx + the MPI_SPACE_
+ *	of their kind
  * @eh: its error handler
+ * @nbc_seq: tag of the last non-blocking collective started
  */
 struct mpi_comm {
 	bool used;
@@ -66,7 +68,19 @@ struct mpi_comm {
 	int *world;
 	uint32_t ctx;
 	MPI_Errhandler eh;
+	uint32_t nbc_seq;
 };
+
+/*
+ * Message spaces of a communicator: receives match only messages of their
+ * own space, so user messages, blocking collectives, non-blocking ones and
+ * MPI_Comm_create_group's agreement never match one another.
+ */
+#define MPI_SPACE_P2P	0
+#define MPI_SPACE_COLL	1
+#define MPI_SPACE_NBC	2
+#define MPI_SPACE_GROUP	3
+#define MPI_SPACES	4
 
 /**
  * struct mpi_req - a request
@@ -79,6 +93,7 @@ struct mpi_comm {
  * @type: their datatype
  * @done: completed (@st is final)
  * @st: its status
+ * @sched: a non-blocking collective's schedule (owned), else NULL
  */
 struct mpi_req {
 	struct percs_msg_req *r;
@@ -90,6 +105,7 @@ struct mpi_req {
 	MPI_Datatype type;
 	bool done;
 	MPI_Status st;
+	struct mpi_sched *sched;
 };
 
 struct mpi_state {
@@ -128,6 +144,9 @@ void mpi_group_fini(void);
 /* comm.c */
 int mpi_comm_create_from(MPI_Comm comm, const int *world, int n,
 			 MPI_Comm *newcomm, const char *fn);
+/* Comm_create_group's work, collective over the members of @world only. */
+int mpi_comm_create_group(MPI_Comm comm, const int *world, int n, int tag,
+			  MPI_Comm *newcomm, const char *fn);
 struct mpi_comm *mpi_comm(MPI_Comm c);
 int mpi_comm_init(void);
 void mpi_comm_fini(void);
@@ -167,27 +186,70 @@ void mpi_status_set(MPI_Status *dst, const MPI_Status *src);
 
 /* p2p.c: the engine of sends and receives (no argument checks) */
 int mpi_isend(const void *buf, int count, MPI_Datatype type, int dest,
-	      int tag, MPI_Comm comm, bool coll, unsigned int flags,
+	      int tag, MPI_Comm comm, unsigned int space, unsigned int flags,
 	      struct mpi_req **out);
 int mpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag,
-	      MPI_Comm comm, bool coll, struct mpi_req **out);
+	      MPI_Comm comm, unsigned int space, struct mpi_req **out);
 int mpi_wait(struct mpi_req *q, MPI_Status *st);
 int mpi_check_p2p(MPI_Comm comm, const void *buf, int count,
 		  MPI_Datatype type, int peer, bool recv, int tag,
 		  const char *fn);
 
 /*
- * coll.c: what the collectives share.  One tag does for all of them:
- * blocking collectives are called in the same order everywhere and two
- * ranks' messages on one context never overtake each other.
+ * nbc.c: the schedule engine of the collectives.  Building calls record
+ * an allocation failure in the schedule; mpi_sched_go() reports it.
  */
-#define MPI_COLL_TAG	0
-int mpi_csend(const void *buf, int count, MPI_Datatype t, int dst,
-	      MPI_Comm comm);
-int mpi_crecv(void *buf, int count, MPI_Datatype t, int src, MPI_Comm comm);
+struct mpi_sched;
+/**
+ * mpi_coll_sched() - an empty schedule for a collective on @comm
+ * @comm: a valid communicator
+ * @nbc: non-blocking: the next sequence tag in MPI_SPACE_NBC (so the
+ *	collective must then be started), else tag 0 in MPI_SPACE_COLL
+ * Return: the schedule, or NULL without memory.
+ */
+struct mpi_sched *mpi_coll_sched(MPI_Comm comm, bool nbc);
+struct mpi_sched *mpi_sched_new(MPI_Comm comm, unsigned int space, int tag);
+void mpi_sched_send(struct mpi_sched *s, const void *buf, int count,
+		    MPI_Datatype type, int peer);
+void mpi_sched_recv(struct mpi_sched *s, void *buf, int count,
+		    MPI_Datatype type, int peer);
+/* (sbuf, scount, stype) to (rbuf, rcount, rtype), as mpi_local_copy(). */
+void mpi_sched_copy(struct mpi_sched *s, const void *sbuf, int scount,
+		    MPI_Datatype stype, void *rbuf, int rcount,
+		    MPI_Datatype rtype);
+/* @acc = @acc @op @in, @count packed elements (@in is clobbered). */
+void mpi_sched_op(struct mpi_sched *s, MPI_Op op, MPI_Datatype type,
+		  int count, void *acc, void *in);
+/* Ends the round: later steps start once its transfers completed. */
+void mpi_sched_round(struct mpi_sched *s);
+/* A buffer of @bytes that lives as long as @s (NULL: none). */
+void *mpi_sched_tmp(struct mpi_sched *s, size_t bytes);
+/* Advances @s: 1 when it is done, else 0. */
+int mpi_sched_advance(struct mpi_sched *s);
+/* MPI_SUCCESS or the class of its first failure. */
+int mpi_sched_error(const struct mpi_sched *s);
+void mpi_sched_free(struct mpi_sched *s);
+/**
+ * mpi_sched_go() - start @s (its ownership passes)
+ * @s: the built schedule
+ * @request: NULL to wait for it (a blocking collective), else where its
+ *	request's handle goes
+ * @fn: the MPI call, for errors
+ * Return: MPI_SUCCESS or the error handler's answer.
+ */
+int mpi_sched_go(struct mpi_sched *s, MPI_Request *request, const char *fn);
+/* Advances every started schedule once. */
+void mpi_progress(void);
+/* mpi_progress(), then percs_msg_idle(): the body of every wait loop. */
+void mpi_idle(void);
+
+/*
+ * coll.c: what the collectives share, and the algorithms as schedule
+ * builders (appending their rounds to a schedule).
+ */
+void *mpi_slot(void *buf, int i, int count, MPI_Datatype type);
 int mpi_local_copy(const void *sbuf, int scount, MPI_Datatype stype,
 		   void *rbuf, int rcount, MPI_Datatype rtype);
-void *mpi_slot(void *buf, int i, int count, MPI_Datatype type);
 /* The argument checks: MPI_SUCCESS, or the handler's answer. */
 int mpi_coll_comm(MPI_Comm comm, const char *fn, struct mpi_comm **c);
 int mpi_coll_buf(MPI_Comm comm, const void *buf, int count,
@@ -195,12 +257,25 @@ int mpi_coll_buf(MPI_Comm comm, const void *buf, int count,
 int mpi_coll_root(MPI_Comm comm, const struct mpi_comm *c, int root,
 		  const char *fn);
 int mpi_coll_op(MPI_Comm comm, MPI_Op op, MPI_Datatype type, const char *fn);
-/* The algorithms, arguments checked: MPI_SUCCESS or an MPI class. */
-int mpi_bcast(void *buf, int count, MPI_Datatype type, int root,
-	      MPI_Comm comm, const struct mpi_comm *c);
-int mpi_reduce(const void *sendbuf, void *recvbuf, int count,
-	       MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
-	       const struct mpi_comm *c);
+/*
+ * The schedule of a collective, non-blocking when @req is not NULL; NULL
+ * after the error handler was told.
+ */
+struct mpi_sched *mpi_coll_new(MPI_Comm comm, const MPI_Request *req,
+			       const char *fn);
+/* A non-blocking call's request pointer is there. */
+int mpi_coll_reqp(MPI_Comm comm, const MPI_Request *request, const char *fn);
+/* Binomial tree from @root: the receive, then (next round) the sends. */
+void mpi_bcast_recv(struct mpi_sched *s, const struct mpi_comm *c,
+		    void *buf, int count, MPI_Datatype type, int root);
+void mpi_bcast_send(struct mpi_sched *s, const struct mpi_comm *c,
+		    void *buf, int count, MPI_Datatype type, int root);
+void mpi_bcast_sched(struct mpi_sched *s, const struct mpi_comm *c,
+		     void *buf, int count, MPI_Datatype type, int root);
+/* Linear at @root in rank order (the same combination order every run). */
+void mpi_reduce_sched(struct mpi_sched *s, const struct mpi_comm *c,
+		      const void *sendbuf, void *recvbuf, int count,
+		      MPI_Datatype type, MPI_Op op, int root);
 /* Reports @ret (an MPI class from the transfers) through the handler. */
 int mpi_coll_done(MPI_Comm comm, int ret, const char *fn);
 

@@ -85,7 +85,7 @@ static int p2p_posted(int ret, struct mpi_req **out)
 }
 
 int mpi_isend(const void *buf, int count, MPI_Datatype type, int dest,
-	      int tag, MPI_Comm comm, bool coll, unsigned int flags,
+	      int tag, MPI_Comm comm, unsigned int space, unsigned int flags,
 	      struct mpi_req **out)
 {
 	struct mpi_comm *c = mpi_comm(comm);
@@ -105,12 +105,12 @@ int mpi_isend(const void *buf, int count, MPI_Datatype type, int dest,
 		data = q->tmp;
 	}
 	ret = percs_msg_isend(mpi_g.m, data, bytes, (unsigned int)c->world[dest],
-			      tag, c->ctx * 2 + coll, flags, &q->r);
+			      tag, c->ctx * MPI_SPACES + space, flags, &q->r);
 	return p2p_posted(ret, out);
 }
 
 int mpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag,
-	      MPI_Comm comm, bool coll, struct mpi_req **out)
+	      MPI_Comm comm, unsigned int space, struct mpi_req **out)
 {
 	struct mpi_comm *c = mpi_comm(comm);
 	struct mpi_type *t = mpi_type(type);
@@ -133,7 +133,7 @@ int mpi_irecv(void *buf, int count, MPI_Datatype type, int src, int tag,
 	}
 	ret = percs_msg_irecv(mpi_g.m, data, bytes,
 			      src == MPI_ANY_SOURCE ? PERCS_MSG_ANY_SOURCE :
-			      c->world[src], tag, c->ctx * 2 + coll, &q->r);
+			      c->world[src], tag, c->ctx * MPI_SPACES + space, &q->r);
 	return p2p_posted(ret, out);
 }
 
@@ -177,7 +177,7 @@ static int send_common(const void *buf, int count, MPI_Datatype type,
 
 	if (ret)
 		return ret;
-	ret = mpi_isend(buf, count, type, dest, tag, comm, false, flags, &q);
+	ret = mpi_isend(buf, count, type, dest, tag, comm, MPI_SPACE_P2P, flags, &q);
 	return blocking(comm, ret, q, MPI_STATUS_IGNORE, fn);
 }
 
@@ -214,7 +214,7 @@ static int isend_common(const void *buf, int count, MPI_Datatype type,
 		return ret;
 	if (!request)
 		return mpi_error(comm, MPI_ERR_REQUEST, fn, "NULL request");
-	ret = mpi_isend(buf, count, type, dest, tag, comm, false, flags, &q);
+	ret = mpi_isend(buf, count, type, dest, tag, comm, MPI_SPACE_P2P, flags, &q);
 	return req_out(comm, ret, q, request, fn);
 }
 
@@ -257,7 +257,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
 
 	if (ret)
 		return ret;
-	ret = mpi_irecv(buf, count, type, source, tag, comm, false, &q);
+	ret = mpi_irecv(buf, count, type, source, tag, comm, MPI_SPACE_P2P, &q);
 	return blocking(comm, ret, q, status, "MPI_Recv");
 }
 
@@ -274,7 +274,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag,
 	if (!request)
 		return mpi_error(comm, MPI_ERR_REQUEST, "MPI_Irecv",
 				 "NULL request");
-	ret = mpi_irecv(buf, count, type, source, tag, comm, false, &q);
+	ret = mpi_irecv(buf, count, type, source, tag, comm, MPI_SPACE_P2P, &q);
 	return req_out(comm, ret, q, request, "MPI_Irecv");
 }
 
@@ -295,12 +295,12 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	if (ret)
 		return ret;
 	ret = mpi_irecv(recvbuf, recvcount, recvtype, source, recvtag, comm,
-			false, &r);
+			MPI_SPACE_P2P, &r);
 	if (ret)
 		return mpi_error(comm, ret, "MPI_Sendrecv",
 				 "cannot post the receive");
 	ret = mpi_isend(sendbuf, sendcount, sendtype, dest, sendtag, comm,
-			false, 0, &s);
+			MPI_SPACE_P2P, 0, &s);
 	if (ret) {
 		percs_msg_cancel(r->r);
 		mpi_wait(r, MPI_STATUS_IGNORE);
@@ -377,6 +377,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
 	if (!flag)
 		return mpi_error(comm, MPI_ERR_ARG, "MPI_Iprobe", "NULL flag");
 	c = mpi_comm(comm);
+	mpi_progress();
 	if (source == MPI_PROC_NULL) {
 		MPI_Status st = { .MPI_SOURCE = MPI_PROC_NULL,
 				  .MPI_TAG = MPI_ANY_TAG };
@@ -387,7 +388,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
 	}
 	ret = percs_msg_iprobe(mpi_g.m, source == MPI_ANY_SOURCE ?
 			       PERCS_MSG_ANY_SOURCE : c->world[source], tag,
-			       c->ctx * 2, &ms);
+			       c->ctx * MPI_SPACES + MPI_SPACE_P2P, &ms);
 	if (ret < 0)
 		return mpi_error(comm, mpi_errno_to_class(ret), "MPI_Iprobe",
 				 "%s", mpi_why());
@@ -407,7 +408,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 	if (ret)
 		return ret;
 	while (!(ret = PMPI_Iprobe(source, tag, comm, &flag, status)) && !flag)
-		percs_msg_idle(mpi_g.m);
+		mpi_idle();
 	return ret;
 }
 

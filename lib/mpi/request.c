@@ -36,6 +36,7 @@ void mpi_req_put(struct mpi_req *q)
 		return;
 	free(q->tmp);
 	percs_msg_req_free(q->r);
+	mpi_sched_free(q->sched);
 	if (nr_cached < REQ_CACHE)
 		req_cache[nr_cached++] = q;
 	else
@@ -92,6 +93,16 @@ int mpi_req_test(struct mpi_req *q)
 
 	if (q->done)
 		return 1;
+	if (q->sched) {
+		/* A collective's status says nothing but its error. */
+		if (!mpi_sched_advance(q->sched))
+			return 0;
+		q->st.MPI_SOURCE = MPI_ANY_SOURCE;
+		q->st.MPI_TAG = MPI_ANY_TAG;
+		q->st.MPI_ERROR = mpi_sched_error(q->sched);
+		q->done = true;
+		return 1;
+	}
 	ret = percs_msg_test(q->r, &ms);
 	if (ret < 0)
 		return mpi_errno_to_class(ret) == MPI_ERR_ARG ? MPI_ERR_OTHER :
@@ -127,7 +138,7 @@ int mpi_wait(struct mpi_req *q, MPI_Status *st)
 	int ret;
 
 	while ((ret = mpi_req_test(q)) == 0)
-		percs_msg_idle(mpi_g.m);
+		mpi_idle();
 	if (ret != 1)
 		return ret;
 	mpi_status_set(st, &q->st);
@@ -181,6 +192,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 	int ret;
 
 	MPI_NEED_INIT("MPI_Wait");
+	mpi_progress();
 	if (!request)
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Wait",
 				 "NULL request");
@@ -193,7 +205,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	while ((ret = mpi_req_test(q)) == 0)
-		percs_msg_idle(mpi_g.m);
+		mpi_idle();
 	if (ret != 1)
 		return mpi_error(q->comm, ret, "MPI_Wait",
 				 "%s", mpi_why());
@@ -210,6 +222,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	int ret;
 
 	MPI_NEED_INIT("MPI_Test");
+	mpi_progress();
 	if (!request || !flag)
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Test",
 				 "NULL %s", request ? "flag" : "request");
@@ -284,11 +297,12 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status *statuses)
 	int ret;
 
 	MPI_NEED_INIT("MPI_Waitall");
+	mpi_progress();
 	ret = req_check(count, requests, "MPI_Waitall");
 	if (ret)
 		return ret;
 	while ((ret = sweep(count, requests)) >= 0 && ret < count)
-		percs_msg_idle(mpi_g.m);
+		mpi_idle();
 	if (ret < 0)
 		return mpi_error(MPI_COMM_NULL, -ret, "MPI_Waitall",
 				 "%s", mpi_why());
@@ -308,6 +322,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag,
 	int ret;
 
 	MPI_NEED_INIT("MPI_Testall");
+	mpi_progress();
 	if (!flag)
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testall",
 				 "NULL flag");
@@ -370,6 +385,7 @@ int PMPI_Waitany(int count, MPI_Request requests[], int *index,
 	int i, active, ret;
 
 	MPI_NEED_INIT("MPI_Waitany");
+	mpi_progress();
 	if (!index)
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Waitany",
 				 "NULL index");
@@ -377,7 +393,7 @@ int PMPI_Waitany(int count, MPI_Request requests[], int *index,
 	if (ret)
 		return ret;
 	while ((i = any_pass(count, requests, &active)) == -1 && active)
-		percs_msg_idle(mpi_g.m);
+		mpi_idle();
 	if (i < -1)
 		return mpi_error(MPI_COMM_NULL, -2 - i, "MPI_Waitany",
 				 "%s", mpi_why());
@@ -397,6 +413,7 @@ int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
 	int i, active, ret;
 
 	MPI_NEED_INIT("MPI_Testany");
+	mpi_progress();
 	if (!index || !flag)
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testany",
 				 "NULL %s", index ? "flag" : "index");
@@ -426,6 +443,7 @@ static int some(int incount, MPI_Request *requests, int *outcount,
 	int i, n, active, ret, err = MPI_SUCCESS;
 
 	MPI_NEED_INIT(fn);
+	mpi_progress();
 	if (!outcount || (incount && !indices))
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL %s",
 				 outcount ? "indices" : "outcount");
@@ -455,7 +473,7 @@ static int some(int incount, MPI_Request *requests, int *outcount,
 		}
 		if (n || !active || !block)
 			break;
-		percs_msg_idle(mpi_g.m);
+		mpi_idle();
 	}
 	*outcount = active ? n : MPI_UNDEFINED;
 	if (err)
@@ -489,6 +507,9 @@ int PMPI_Cancel(MPI_Request *request)
 	if (!request || !(q = mpi_req(*request)))
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel",
 				 "not a valid request");
+	if (q->sched)
+		return mpi_error(q->comm, MPI_ERR_REQUEST, "MPI_Cancel",
+				 "a collective cannot be cancelled");
 	/* Posted receives can be cancelled; sends complete normally. */
 	if (q->recv && !q->done && q->r)
 		percs_msg_cancel(q->r);
@@ -515,6 +536,10 @@ int PMPI_Request_free(MPI_Request *request)
 	if (!request || !(q = mpi_req(*request)))
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_REQUEST,
 				 "MPI_Request_free", "not a valid request");
+	/* MPI: erroneous for a collective, whose buffers are still in use. */
+	if (q->sched)
+		return mpi_error(q->comm, MPI_ERR_REQUEST, "MPI_Request_free",
+				 "a collective's request cannot be freed");
 	/*
 	 * A packing buffer must outlive the transfer: finish it first (the
 	 * messaging layer frees a contiguous one itself when it completes).

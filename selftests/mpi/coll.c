@@ -4,12 +4,30 @@
  * MPI_COMM_WORLD with every root, in place where MPI allows it, and on
  * the row and column communicators of a split, a dup and a communicator
  * made from a group; a non-commutative operation of the program's own.
+ *
+ * "coll sweep": instead, the same checks on the first k ranks (reversed:
+ * world rank k - 1 is rank 0) for k = 1 .. size, with one root each (the
+ * middle rank, never 0 past one rank): every communicator size in one
+ * job, which costs less than a job per size.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
 
 #define COUNT 37	/* not a power of two, crosses no boundary on purpose */
+
+static int sweep;	/* "coll sweep": one root per communicator */
+
+/* The roots to check on @size ranks: all of them, or the middle one. */
+static int first_root(int size)
+{
+	return sweep ? size / 2 : 0;
+}
+
+static int next_root(int root, int size)
+{
+	return sweep ? size : root + 1;
+}
 
 static int val(int rank, int i)
 {
@@ -59,7 +77,7 @@ static void check_v_and_scans(MPI_Comm comm, const char *name, int rank, int siz
 	buf = malloc(sizeof(int) * total);
 	got = malloc(sizeof(int) * (mine > total ? mine : total));
 	CHECK(buf && got, "out of memory");
-	for (root = 0; root < size; root++) {
+	for (root = first_root(size); root < size; root = next_root(root, size)) {
 		for (i = 0; i < mine; i++)
 			got[i] = rank * 100 + i;
 		memset(buf, 0xff, sizeof(int) * total);
@@ -168,7 +186,7 @@ static void check_comm(MPI_Comm comm, const char *name)
 		in[i] = val(rank, i);
 	CHECK_MPI(MPI_Barrier(comm));
 
-	for (root = 0; root < size; root++) {
+	for (root = first_root(size); root < size; root = next_root(root, size)) {
 		/* bcast */
 		for (i = 0; i < COUNT; i++)
 			out[i] = rank == root ? val(root, i) : 0;
@@ -245,6 +263,25 @@ int main(int argc, char **argv)
 	CHECK_MPI(MPI_Init(&argc, &argv));
 	CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
 	CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+	if (argc > 1 && !strcmp(argv[1], "sweep")) {
+		sweep = 1;
+		for (int k = 1; k <= size; k++) {
+			MPI_Comm sub;
+
+			CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD,
+						 rank < k ? 0 : MPI_UNDEFINED,
+						 -rank, &sub));
+			if (sub != MPI_COMM_NULL) {
+				check_comm(sub, "first k ranks");
+				CHECK_MPI(MPI_Comm_free(&sub));
+			}
+		}
+		if (rank == 0)
+			printf("coll: every collective checked on 1 .. %d ranks\n",
+			       size);
+		CHECK_MPI(MPI_Finalize());
+		return 0;
+	}
 	check_comm(MPI_COMM_WORLD, "world");
 	check_comm(MPI_COMM_SELF, "self");
 
