@@ -197,13 +197,16 @@ RET shmem_ctx_##NAME(shmem_ctx_t ctx, __VA_ARGS__);
 int shmem_ctx_create(long options, shmem_ctx_t *ctx);
 /**
  * shmem_team_create_ctx() - a context whose PE arguments are @team's PEs
- * Return: 0; -1 for %SHMEM_TEAM_INVALID, unknown @options or no memory
- * (*@ctx is then %SHMEM_CTX_INVALID).
+ * @team: the team (this PE must be a member)
+ * @options: as for shmem_ctx_create()
+ * @ctx: set to the context, or %SHMEM_CTX_INVALID on failure
+ * Return: 0; -1 for %SHMEM_TEAM_INVALID, unknown @options or no memory.
  */
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
 /**
  * shmem_ctx_destroy() - complete @ctx's operations and free it
- *	(%SHMEM_CTX_INVALID: nothing; %SHMEM_CTX_DEFAULT aborts)
+ * @ctx: the context (%SHMEM_CTX_INVALID: nothing; %SHMEM_CTX_DEFAULT
+ *	aborts)
  */
 void shmem_ctx_destroy(shmem_ctx_t ctx);
 /** shmem_ctx_get_team() - @ctx's team (the world's for world contexts) */
@@ -271,7 +274,7 @@ PERCS_SHMEM_CTX_PAIR(void, iget##S, void *dest, const void *source,	\
 		     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 PERCS_SHMEM_SIZES(PERCS_SHMEM_SIZE_DECL)
 
-/**
+/*
  * shmem_putmem() - copy @nelems bytes from @source to @dest on @pe
  * @dest: symmetric address
  * @source: any local address
@@ -300,7 +303,7 @@ PERCS_SHMEM_CTX_PAIR(void, getmem_nbi, void *dest, const void *source,
 #define SHMEM_SIGNAL_SET	0
 #define SHMEM_SIGNAL_ADD	1
 
-/**
+/*
  * shmem_putmem_signal() - put @nelems bytes, then update a signal word
  * @dest: symmetric address
  * @source: any local address
@@ -346,7 +349,10 @@ PERCS_SHMEM_SIZES(PERCS_SHMEM_SIGNAL_SIZE_DECL)
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
 /**
  * shmem_signal_wait_until() - wait until the signal word compares true
- *	with @cmp_value (@cmp: SHMEM_CMP_*); return its value then
+ * @sig_addr: the signal word (local, symmetric)
+ * @cmp: SHMEM_CMP_*
+ * @cmp_value: what it is compared with
+ * Return: the word's value when the comparison held.
  */
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp,
 				 uint64_t cmp_value);
@@ -583,9 +589,14 @@ int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source,
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source,
 		      size_t nelems);
 /**
- * shmem_alltoallsmem() - strided alltoall: byte k of the block for member
- *	j is @source[(j * nelems + k) * sst] and lands in
- *	@dest[(me * nelems + k) * dst] on j; strides of at least 1
+ * shmem_alltoallsmem() - strided alltoall
+ * @team: the team
+ * @dest: byte k from member i lands at @dest[(i * @nelems + k) * @dst]
+ * @source: byte k for member j is @source[(j * @nelems + k) * @sst]
+ * @dst: destination stride (at least 1)
+ * @sst: source stride (at least 1)
+ * @nelems: bytes per member
+ * Return: 0, or -1 for %SHMEM_TEAM_INVALID.
  */
 int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source,
 		       ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
