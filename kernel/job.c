@@ -43,8 +43,6 @@ struct percs_job {
 	atomic_t windows;
 };
 
-static const struct file_operations percs_job_fops;
-
 static void percs_job_put(struct percs_job *job)
 {
 	struct percs_dev *pd = job->pd;
@@ -209,31 +207,20 @@ bool percs_job_visible(const struct percs_window *w)
 	       ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
 }
 
-static long percs_job_ioctl(struct file *file, unsigned int cmd,
-			    unsigned long arg)
+/**
+ * percs_job_query() - PERCS_IOC_JOB_QUERY
+ * @job: the job of the fd
+ * @q: the request (kernel copy); the answer on success
+ *
+ * Return: 0, or -EINVAL for non-zero flags, reserved or answer fields.
+ */
+int percs_job_query(struct percs_job *job, struct percs_job_query *q)
 {
-	struct percs_job_query __user *uq = (void __user *)arg;
-	struct percs_job *job = file->private_data;
-	struct percs_job_query q;
-	u32 usize;
-	int ret;
-
-	if (cmd != PERCS_IOC_JOB_QUERY)
-		return -ENOTTY;
-	if (get_user(usize, &uq->size))
-		return -EFAULT;
-	if (usize < offsetofend(struct percs_job_query, uid))
+	if (q->flags || q->job_key || q->windows || q->uid || q->reserved)
 		return -EINVAL;
-	ret = copy_struct_from_user(&q, sizeof(q), uq, usize);
-	if (ret)
-		return ret;
-	if (q.flags || q.job_key || q.windows || q.uid || q.reserved)
-		return -EINVAL;
-	q.job_key = job->key;
-	q.windows = atomic_read(&job->windows);
-	q.uid = from_kuid_munged(current_user_ns(), job->owner);
-	if (copy_to_user(uq, &q, min_t(size_t, usize, sizeof(q))))
-		return -EFAULT;
+	q->job_key = job->key;
+	q->windows = atomic_read(&job->windows);
+	q->uid = from_kuid_munged(current_user_ns(), job->owner);
 	return 0;
 }
 
@@ -243,10 +230,10 @@ static int percs_job_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static const struct file_operations percs_job_fops = {
+const struct file_operations percs_job_fops = {
 	.owner = THIS_MODULE,
 	.release = percs_job_release,
-	.unlocked_ioctl = percs_job_ioctl,
+	.unlocked_ioctl = percs_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };

@@ -670,11 +670,17 @@ void percs_window_error(struct percs_window *w, int err);
 
 extern unsigned int percs_poll_idle_us;
 
+/* ioctl.c: the uAPI's front door, every percs file's unlocked_ioctl */
+long percs_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
 /* hfi.c */
+extern const struct file_operations percs_hfi_fops;
 int percs_hfi_init_all(struct percs_dev *pd);
 void percs_hfi_exit_all(struct percs_dev *pd);
 
 /* window.c */
+extern const struct file_operations percs_window_fops;
+int percs_window_kick(struct percs_window *w, unsigned int flags);
 int percs_window_reserve(struct percs_hfi *hfi,
 			 struct percs_window_reserve *req,
 			 struct percs_window_reserve __user *ureq, u32 usize);
@@ -846,8 +852,10 @@ unsigned int percs_quota_users(struct percs_dev *pd);
 void percs_quota_init(struct percs_dev *pd);
 
 /* job.c */
+extern const struct file_operations percs_job_fops;
 int percs_job_create(struct percs_dev *pd, struct percs_job_create *req,
 		     struct percs_job_create __user *ureq, u32 usize);
+int percs_job_query(struct percs_job *job, struct percs_job_query *q);
 int percs_job_join(struct percs_dev *pd, int job_fd, struct percs_window *w);
 void percs_job_leave(struct percs_window *w);
 bool percs_job_visible(const struct percs_window *w);
