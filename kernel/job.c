@@ -84,7 +84,8 @@ static struct percs_job *percs_job_alloc(struct percs_dev *pd, bool user)
 	if (ret < 0) {
 		percs_quota_uncharge(pd, job->quota, PERCS_QUOTA_JOBS);
 		kfree(job);
-		return ERR_PTR(ret);
+		/* Every key in use: a full table, not a busy object. */
+		return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
 	}
 	return job;
 }
@@ -100,7 +101,7 @@ static struct percs_job *percs_job_alloc(struct percs_dev *pd, bool user)
  * failure leaves nothing behind.
  *
  * Return: the job fd, or -EINVAL (flags), -EDQUOT (the caller's user
- * holds max_jobs_per_user jobs), -EBUSY (no key free), -ENOMEM, -EFAULT.
+ * holds max_jobs_per_user jobs), -ENOSPC (no key free), -ENOMEM, -EFAULT.
  */
 int percs_job_create(struct percs_dev *pd, struct percs_job_create *req,
 		     struct percs_job_create __user *ureq, u32 usize)
@@ -248,7 +249,7 @@ const struct file_operations percs_job_fops = {
  * no user.  Process context.
  *
  * Return: the job, holding one reference (percs_job_put_kernel()), or
- * ERR_PTR(-EBUSY) (no key free), ERR_PTR(-ENOMEM).
+ * ERR_PTR(-ENOSPC) (no key free), ERR_PTR(-ENOMEM).
  */
 struct percs_job *percs_job_create_kernel(struct percs_dev *pd)
 {

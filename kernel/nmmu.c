@@ -860,10 +860,10 @@ static int __init percs_sc_copies(struct percs_mr *mr, u8 *buf, u8 *out)
 		    v != (words[i] ^ 0x5a5a5a5a5a5a5a5aULL))
 			return -EINVAL;
 	}
-	if (PTR_ERR(percs_mr_map_operand(mr, words[0] + 4, 8)) != -EFAULT ||
+	if (PTR_ERR(percs_mr_map_operand(mr, words[0] + 4, 8)) != -EINVAL ||
 	    PTR_ERR(percs_mr_map_operand(mr, words[0] - 8, 8)) != -ERANGE ||
 	    PTR_ERR(percs_mr_map_operand(mr, words[3] + 8, 8)) != -ERANGE ||
-	    PTR_ERR(percs_mr_map_operand(mr, words[0] + 1, 2)) != -EFAULT)
+	    PTR_ERR(percs_mr_map_operand(mr, words[0] + 1, 2)) != -EINVAL)
 		return -EINVAL;
 	return 0;
 }
