@@ -154,8 +154,8 @@
 #include <linux/random.h>
 #include <linux/percs.h>
 
-#include "atomic.h"
-#include "topology.h"
+#include "firmware-model/atomic.h"
+#include "firmware-model/topology.h"
 #include "params.h"
 
 /**

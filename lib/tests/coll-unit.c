@@ -28,7 +28,7 @@
  */
 #include <sys/ioctl.h>
 
-#include "cau.h"	/* firmware-model: the reference ALU */
+#include "firmware-model/cau.h"	/* the reference ALU */
 
 #define FC_TREES	8
 #define FC_RING		64
