@@ -73,6 +73,7 @@ static inline u64 percs_mr_offset(const struct percs_mr *mr, u64 addr)
 int percs_nmmu_init(struct percs_dev *pd);
 void percs_nmmu_exit(struct percs_dev *pd);
 void percs_mr_window_init(struct percs_window *w);
+void percs_mr_unpublish(struct percs_window *w, struct percs_mr *mr);
 void percs_mr_window_fini(struct percs_window *w);
 int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
 		      struct percs_mr_register __user *ureq, u32 usize);

@@ -822,8 +822,6 @@ int percs_isr_set_link(struct percs_dev *pd, u32 id, bool up);
 int percs_isr_set_error_ppm(struct percs_dev *pd, u32 id, u32 ppm);
 void percs_isr_link_stats(struct percs_dev *pd, u32 id,
 			  struct percs_link_stats *sum);
-long percs_isr_route_cost(struct percs_dev *pd, unsigned int mode,
-			  unsigned int lookups);
 int percs_isr_route_hubs(struct percs_dev *pd, u32 src_hub, u32 dst_hub,
 			 struct fm_route *r);
 void percs_isr_count_drop(struct percs_dev *pd, const struct fm_route *r);
@@ -964,6 +962,26 @@ void percs_kapi_exit(void);
 /* debugfs.c */
 void percs_debugfs_init(struct percs_dev *pd);
 void percs_debugfs_exit(struct percs_dev *pd);
+
+/*
+ * selftest.c: test code, built with PERCS_TEST=1 only (Kbuild); without it
+ * the module has no load-time self-check and no isr/route_cost.
+ */
+struct dentry;
+#ifdef PERCS_TEST
+int percs_test_nmmu_selfcheck(struct percs_dev *pd);
+void percs_test_debugfs_init(struct percs_dev *pd, struct dentry *isr);
+#else
+static inline int percs_test_nmmu_selfcheck(struct percs_dev *pd)
+{
+	return 0;
+}
+
+static inline void percs_test_debugfs_init(struct percs_dev *pd,
+					   struct dentry *isr)
+{
+}
+#endif
 
 /**
  * percs_isr_ctrs_count() - percs_isr_count() on counters found beforehand
