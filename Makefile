@@ -37,12 +37,21 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 .PHONY: all module clean check run unit-tests deps lint install uninstall
 all: module
 
+# PERCS_TEST=1 (the default of this Makefile: make module, make check, the
+# VM tests) builds the module's test code in (Kbuild); an install build
+# says make module PERCS_TEST=0.  A change of it rebuilds the module.
+PERCS_TEST ?= 1
+MODULE_FLAGS := $(BUILD)/module-flags
+$(shell mkdir -p $(BUILD) && echo 'PERCS_TEST=$(PERCS_TEST)' | \
+	cmp -s - $(MODULE_FLAGS) 2>/dev/null || \
+	echo 'PERCS_TEST=$(PERCS_TEST)' > $(MODULE_FLAGS))
+
 module: percs.ko
 percs_verbs.ko: percs.ko
 percs.ko: $(wildcard kernel/*.c kernel/*.h kernel/verbs/*.c kernel/verbs/*.h \
 	  firmware-model/*.c firmware-model/*.h) \
-	  include/uapi/linux/percs.h Kbuild
-	$(MAKE) -C $(KDIR) M=$(SRC) modules
+	  include/uapi/linux/percs.h Kbuild $(MODULE_FLAGS)
+	$(MAKE) -C $(KDIR) M=$(SRC) PERCS_TEST=$(PERCS_TEST) modules
 
 include $(wildcard firmware-model/*.mk lib/*.mk lib/*/*.mk tools/*/*.mk \
 	selftests/*.mk packaging/*.mk)

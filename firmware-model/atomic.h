@@ -49,11 +49,11 @@ static inline u64 fm_atomic_mask(unsigned int width)
  * Operands are naturally aligned, so one never crosses a page (or a cache
  * line) and the target applies it with one instruction.
  *
- * Return: 0, or -EFAULT when @addr is not a multiple of @width.
+ * Return: 0, or -EINVAL when @addr is not a multiple of @width.
  */
 static inline int fm_atomic_check_addr(u64 addr, unsigned int width)
 {
-	return addr & (width - 1) ? -EFAULT : 0;
+	return addr & (width - 1) ? -EINVAL : 0;
 }
 
 /**

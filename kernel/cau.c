@@ -83,7 +83,7 @@ static int percs_cau_check_shape(struct percs_cau_tree *t,
 			return -ELOOP;
 		t->node[i].parent = m[i].parent;
 		if (++kids[m[i].parent] > PERCS_CAU_MAX_CHILDREN)
-			return -E2BIG;
+			return -EMLINK;
 	}
 	if (roots != 1)
 		return -EINVAL;
@@ -194,7 +194,7 @@ static void percs_cau_end(struct percs_dev *pd, struct percs_cau_tree *t,
  * -EFAULT for an unreadable member array or an unwritable answer; the
  * packet errnos for a member address (-EHOSTUNREACH, -EADDRNOTAVAIL,
  * -ECONNREFUSED: no such hub/HFI, window index, window not reserved);
- * -EACCES for a window of another job key; -ELOOP for a cycle; -E2BIG for
+ * -EACCES for a window of another job key; -ELOOP for a cycle; -EMLINK for
  * a member with more than %PERCS_CAU_MAX_CHILDREN children; -EEXIST for two
  * members on one hub; -EPERM when the caller is not a member; -ENOSPC
  * when a member hub's CAU has no free entry; -EDQUOT when the caller's

@@ -57,7 +57,7 @@
 #include <asm/fpu/api.h>
 
 #include "cau_tree.h"
-#include "cau.h"	/* firmware-model: the ALU */
+#include "firmware-model/cau.h"	/* the ALU */
 
 static struct percs_cau_slot *percs_coll_slot(struct percs_cau_node *n,
 					      u64 seq)

@@ -246,31 +246,6 @@ static int percs_links_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(percs_links);
 
-/*
- * Reading it times %PERCS_ROUTE_COST_LOOKUPS route look-ups per mode (a
- * benchmark: it takes a moment under emulation).
- */
-static int percs_route_cost_show(struct seq_file *m, void *unused)
-{
-	struct percs_dev *pd = m->private;
-	unsigned int mode;
-
-	seq_puts(m, "mode lookups ns_per_lookup\n");
-	for (mode = 0; mode <= PERCS_ROUTE_MAX; mode++) {
-		long c = percs_isr_route_cost(pd, mode,
-					      PERCS_ROUTE_COST_LOOKUPS);
-
-		if (c < 0)
-			seq_printf(m, "%s 0 -\n", fm_route_mode_name(mode));
-		else
-			seq_printf(m, "%s %u %ld.%02ld\n",
-				   fm_route_mode_name(mode),
-				   PERCS_ROUTE_COST_LOOKUPS, c / 100, c % 100);
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(percs_route_cost);
-
 /* Copy a short command written to a debugfs file into @buf. */
 static int percs_debugfs_command(const char __user *ubuf, size_t len,
 				 char *buf, size_t size)
@@ -386,8 +361,7 @@ void percs_debugfs_init(struct percs_dev *pd)
 	percs_debugfs_knobs(pd, isr);
 	debugfs_create_file("topology", 0444, isr, pd, &percs_topology_fops);
 	debugfs_create_file("links", 0444, isr, pd, &percs_links_fops);
-	debugfs_create_file("route_cost", 0444, isr, pd,
-			    &percs_route_cost_fops);
+	percs_test_debugfs_init(pd, isr);
 	debugfs_create_file("link_down", 0200, isr, pd, &percs_link_down_fops);
 	debugfs_create_file("link_up", 0200, isr, pd, &percs_link_up_fops);
 	debugfs_create_file("link_error", 0200, isr, pd,

@@ -8,7 +8,7 @@
 #define _PERCS_DGRAM_H
 
 #include "percs.h"
-#include "atomic.h"
+#include "firmware-model/atomic.h"
 
 enum percs_dgram_type {
 	PERCS_DGRAM_AMO_REQ = 1,

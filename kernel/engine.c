@@ -17,7 +17,7 @@
 #include <linux/string.h>
 
 #include "percs.h"
-#include "packet.h"
+#include "firmware-model/packet.h"
 #include "dgram.h"
 #include "cau_tree.h"
 

@@ -7,7 +7,7 @@
 #include <linux/wait.h>
 
 #include "percs.h"
-#include "packet.h"
+#include "firmware-model/packet.h"
 
 /*
  * The credit (recv_head) is written by user space: accept it only inside

@@ -38,7 +38,7 @@
 #include <linux/ktime.h>
 
 #include "nmmu.h"
-#include "packet.h"
+#include "firmware-model/packet.h"
 
 /**
  * struct percs_flight_pkt - one packet held in the network

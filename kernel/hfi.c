@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * percs: the HFI character devices, their ioctls and sysfs attributes.
- *
- * ioctls go through one table (the iommufd pattern): every argument struct
- * starts with __u32 size; the struct is copied with copy_struct_from_user()
- * so it can grow, and answers are copied back up to the caller's size.
+ * percs: the HFI character devices and their sysfs attributes.  Their
+ * ioctls go through the front door of every percs file (ioctl.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,141 +20,10 @@ static int percs_hfi_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
-union percs_ucmd_buf {
-	struct percs_hfi_info info;
-	struct percs_window_reserve reserve;
-	struct percs_window_query query;
-	struct percs_job_create job_create;
-};
-
-/**
- * struct percs_ucmd - one ioctl call being served
- * @ubuf: the caller's struct
- * @user_size: its size as the caller gave it
- * @cmd: the kernel copy
- */
-struct percs_ucmd {
-	void __user *ubuf;
-	u32 user_size;
-	void *cmd;
-};
-
-static int percs_ucmd_respond(struct percs_ucmd *ucmd, size_t len)
-{
-	if (copy_to_user(ucmd->ubuf, ucmd->cmd, min_t(size_t, ucmd->user_size,
-						      len)))
-		return -EFAULT;
-	return 0;
-}
-
-static int percs_ioctl_hfi_info(struct percs_hfi *hfi, struct percs_ucmd *ucmd)
-{
-	struct percs_hfi_info *info = ucmd->cmd;
-	struct percs_dev *pd = hfi->pd;
-
-	if (info->flags || info->reserved)
-		return -EINVAL;
-	info->hub = hfi->hub;
-	info->supernode = fm_hub_supernode(&pd->topo, hfi->hub);
-	info->unit = hfi->unit;
-	info->windows_total = pd->windows_per_hfi;
-	info->windows_in_use = READ_ONCE(hfi->in_use);
-	info->nr_supernodes = pd->topo.nr_supernodes;
-	info->hubs_per_supernode = pd->topo.hubs_per_sn;
-	info->nr_hubs = pd->topo.nr_hubs;
-	info->hfis_per_hub = PERCS_HFIS_PER_HUB;
-	info->max_packet = PERCS_MAX_PACKET;
-	info->flit_size = PERCS_FLIT_SIZE;
-	return percs_ucmd_respond(ucmd, sizeof(*info));
-}
-
-static int percs_ioctl_window_reserve(struct percs_hfi *hfi,
-				      struct percs_ucmd *ucmd)
-{
-	return percs_window_reserve(hfi, ucmd->cmd, ucmd->ubuf,
-				    ucmd->user_size);
-}
-
-static int percs_ioctl_window_query(struct percs_hfi *hfi,
-				    struct percs_ucmd *ucmd)
-{
-	struct percs_window_query *q = ucmd->cmd;
-	int ret;
-
-	ret = percs_window_query(hfi, q);
-	if (ret && ret != -ENOENT)
-		return ret;
-	if (percs_ucmd_respond(ucmd, sizeof(*q)))
-		return -EFAULT;
-	return ret;
-}
-
-static int percs_ioctl_job_create(struct percs_hfi *hfi,
-				  struct percs_ucmd *ucmd)
-{
-	return percs_job_create(hfi->pd, ucmd->cmd, ucmd->ubuf,
-				ucmd->user_size);
-}
-
-struct percs_ioctl_op {
-	unsigned int cmd;
-	unsigned int size;
-	unsigned int min_size;
-	int (*execute)(struct percs_hfi *hfi, struct percs_ucmd *ucmd);
-};
-
-#define PERCS_IOCTL_OP(_ioctl, _fn, _struct, _last)			\
-	[_IOC_NR(_ioctl)] = {						\
-		.cmd = _ioctl,						\
-		.size = sizeof(_struct),				\
-		.min_size = offsetofend(_struct, _last),		\
-		.execute = _fn,						\
-	}
-
-static const struct percs_ioctl_op percs_hfi_ops[] = {
-	PERCS_IOCTL_OP(PERCS_IOC_HFI_INFO, percs_ioctl_hfi_info,
-		       struct percs_hfi_info, reserved),
-	PERCS_IOCTL_OP(PERCS_IOC_WINDOW_RESERVE, percs_ioctl_window_reserve,
-		       struct percs_window_reserve, regions),
-	PERCS_IOCTL_OP(PERCS_IOC_WINDOW_QUERY, percs_ioctl_window_query,
-		       struct percs_window_query, send_blocked),
-	PERCS_IOCTL_OP(PERCS_IOC_JOB_CREATE, percs_ioctl_job_create,
-		       struct percs_job_create, job_key),
-};
-
-static long percs_hfi_ioctl(struct file *file, unsigned int cmd,
-			    unsigned long arg)
-{
-	struct percs_hfi *hfi = file->private_data;
-	const struct percs_ioctl_op *op;
-	union percs_ucmd_buf buf;
-	struct percs_ucmd ucmd;
-	unsigned int nr = _IOC_NR(cmd);
-	int ret;
-
-	if (nr >= ARRAY_SIZE(percs_hfi_ops))
-		return -ENOTTY;
-	op = &percs_hfi_ops[nr];
-	if (op->cmd != cmd || !op->execute)
-		return -ENOTTY;
-
-	ucmd.ubuf = (void __user *)arg;
-	if (get_user(ucmd.user_size, (u32 __user *)ucmd.ubuf))
-		return -EFAULT;
-	if (ucmd.user_size < op->min_size)
-		return -EINVAL;
-	ret = copy_struct_from_user(&buf, op->size, ucmd.ubuf,
-				    ucmd.user_size);
-	if (ret)
-		return ret;
-	ucmd.cmd = &buf;
-	return op->execute(hfi, &ucmd);
-}
-
-static const struct file_operations percs_hfi_fops = {
+const struct file_operations percs_hfi_fops = {
 	.owner = THIS_MODULE,
 	.open = percs_hfi_open,
-	.unlocked_ioctl = percs_hfi_ioctl,
+	.unlocked_ioctl = percs_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,
 };

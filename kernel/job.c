@@ -43,8 +43,6 @@ struct percs_job {
 	atomic_t windows;
 };
 
-static const struct file_operations percs_job_fops;
-
 static void percs_job_put(struct percs_job *job)
 {
 	struct percs_dev *pd = job->pd;
@@ -86,7 +84,8 @@ static struct percs_job *percs_job_alloc(struct percs_dev *pd, bool user)
 	if (ret < 0) {
 		percs_quota_uncharge(pd, job->quota, PERCS_QUOTA_JOBS);
 		kfree(job);
-		return ERR_PTR(ret);
+		/* Every key in use: a full table, not a busy object. */
+		return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
 	}
 	return job;
 }
@@ -102,7 +101,7 @@ static struct percs_job *percs_job_alloc(struct percs_dev *pd, bool user)
  * failure leaves nothing behind.
  *
  * Return: the job fd, or -EINVAL (flags), -EDQUOT (the caller's user
- * holds max_jobs_per_user jobs), -EBUSY (no key free), -ENOMEM, -EFAULT.
+ * holds max_jobs_per_user jobs), -ENOSPC (no key free), -ENOMEM, -EFAULT.
  */
 int percs_job_create(struct percs_dev *pd, struct percs_job_create *req,
 		     struct percs_job_create __user *ureq, u32 usize)
@@ -209,31 +208,20 @@ bool percs_job_visible(const struct percs_window *w)
 	       ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
 }
 
-static long percs_job_ioctl(struct file *file, unsigned int cmd,
-			    unsigned long arg)
+/**
+ * percs_job_query() - PERCS_IOC_JOB_QUERY
+ * @job: the job of the fd
+ * @q: the request (kernel copy); the answer on success
+ *
+ * Return: 0, or -EINVAL for non-zero flags, reserved or answer fields.
+ */
+int percs_job_query(struct percs_job *job, struct percs_job_query *q)
 {
-	struct percs_job_query __user *uq = (void __user *)arg;
-	struct percs_job *job = file->private_data;
-	struct percs_job_query q;
-	u32 usize;
-	int ret;
-
-	if (cmd != PERCS_IOC_JOB_QUERY)
-		return -ENOTTY;
-	if (get_user(usize, &uq->size))
-		return -EFAULT;
-	if (usize < offsetofend(struct percs_job_query, uid))
+	if (q->flags || q->job_key || q->windows || q->uid || q->reserved)
 		return -EINVAL;
-	ret = copy_struct_from_user(&q, sizeof(q), uq, usize);
-	if (ret)
-		return ret;
-	if (q.flags || q.job_key || q.windows || q.uid || q.reserved)
-		return -EINVAL;
-	q.job_key = job->key;
-	q.windows = atomic_read(&job->windows);
-	q.uid = from_kuid_munged(current_user_ns(), job->owner);
-	if (copy_to_user(uq, &q, min_t(size_t, usize, sizeof(q))))
-		return -EFAULT;
+	q->job_key = job->key;
+	q->windows = atomic_read(&job->windows);
+	q->uid = from_kuid_munged(current_user_ns(), job->owner);
 	return 0;
 }
 
@@ -243,10 +231,10 @@ static int percs_job_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static const struct file_operations percs_job_fops = {
+const struct file_operations percs_job_fops = {
 	.owner = THIS_MODULE,
 	.release = percs_job_release,
-	.unlocked_ioctl = percs_job_ioctl,
+	.unlocked_ioctl = percs_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };
@@ -261,7 +249,7 @@ static const struct file_operations percs_job_fops = {
  * no user.  Process context.
  *
  * Return: the job, holding one reference (percs_job_put_kernel()), or
- * ERR_PTR(-EBUSY) (no key free), ERR_PTR(-ENOMEM).
+ * ERR_PTR(-ENOSPC) (no key free), ERR_PTR(-ENOMEM).
  */
 struct percs_job *percs_job_create_kernel(struct percs_dev *pd)
 {

@@ -9,7 +9,7 @@
 #include <linux/math64.h>
 
 #include "nmmu.h"
-#include "packet.h"
+#include "firmware-model/packet.h"
 #include "kapi.h"
 
 static struct percs_dev *percs_kapi_pd;

@@ -84,7 +84,7 @@ struct percs_hfi *percs_kapi_hfi(struct percs_dev *pd, u32 id,
  * Process context.
  *
  * Return: the job (drop it with percs_kapi_job_put()), or
- * ERR_PTR(-EBUSY) when no key is free, ERR_PTR(-ENOMEM).
+ * ERR_PTR(-ENOSPC) when no key is free, ERR_PTR(-ENOMEM).
  */
 struct percs_job *percs_kapi_job_create(struct percs_dev *pd);
 
@@ -240,7 +240,7 @@ int percs_kapi_mr_write(struct percs_mr *mr, u64 addr, const void *buf,
  * Atomic against every other atomic on the word, by the HFI or the CPU.
  * Any context.
  *
- * Return: 0, -EFAULT (misaligned), -ERANGE (outside @mr), -EINVAL (@op).
+ * Return: 0, -ERANGE (outside @mr), -EINVAL (@op, or @addr misaligned).
  */
 int percs_kapi_mr_atomic64(struct percs_mr *mr, u64 addr, u32 op, u64 a,
 			   u64 b, u64 *orig);

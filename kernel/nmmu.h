@@ -73,6 +73,7 @@ static inline u64 percs_mr_offset(const struct percs_mr *mr, u64 addr)
 int percs_nmmu_init(struct percs_dev *pd);
 void percs_nmmu_exit(struct percs_dev *pd);
 void percs_mr_window_init(struct percs_window *w);
+void percs_mr_unpublish(struct percs_window *w, struct percs_mr *mr);
 void percs_mr_window_fini(struct percs_window *w);
 int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
 		      struct percs_mr_register __user *ureq, u32 usize);
@@ -200,7 +201,7 @@ static inline bool percs_mr_live(struct percs_window *w,
  * percs_mr_unmap_operand() in the same context, in the reverse order of
  * the maps (kmap_local rules).
  *
- * Return: the pointer, or ERR_PTR(-EFAULT) when @addr is not a multiple
+ * Return: the pointer, or ERR_PTR(-EINVAL) when @addr is not a multiple
  * of @width, ERR_PTR(-ERANGE) when the operand is not inside @mr.
  */
 static inline void *percs_mr_map_operand(struct percs_mr *mr, u64 addr,
@@ -210,7 +211,7 @@ static inline void *percs_mr_map_operand(struct percs_mr *mr, u64 addr,
 	u8 *p;
 
 	if (!IS_ALIGNED(addr, width))
-		return ERR_PTR(-EFAULT);
+		return ERR_PTR(-EINVAL);
 	if (!percs_mr_covers(mr, addr, width))
 		return ERR_PTR(-ERANGE);
 	off = percs_mr_offset(mr, addr);

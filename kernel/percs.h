@@ -6,37 +6,127 @@
  * nr_hubs * 2 &struct percs_hfi; each HFI owns an RCU-protected table of
  * &struct percs_window.  A window lives as long as its file.
  *
- * Locking (outermost first; a lock is taken only inside those above it):
- *   hfi->lock (mutex)      reservation, release, the window table, poll list
- *   pd->cau.lock (mutex)   CAU tree set-up and ending (cau.c); ending a
- *                          tree takes the members' send_lock to post their
- *                          completions
- *   w->send_lock (spin)    the send side of a window: immediate slots,
- *                          send FIFO, the window's CQ producer; the engine
- *                          runs a window's descriptors under it
- *   t->lock (spin)         one CAU tree's slots, held multicast and member
- *                          state (cau_tree.h); taken by a member's engine
- *                          under its send_lock or by the tree's timer
- *   t->recv_lock (spin)    the receive FIFO of a target window and the
- *                          packets held in flight for it; taken under the
- *                          sender's send_lock or a tree's lock
- *   pd->blocked_lock (spin) the list of windows waiting for credits
- *   w->cq_lock (spin)      the window's CQ producer: taken inside send_lock
- *                          (the window's own completions) or recv_lock (RDMA
- *                          target notifications), holds nothing else
- * Leaves, held briefly and with no other of these locks taken inside:
- *   w->amo.lock (spin)     the initiator's atomic slots (atomic.c)
- *   w->amo.rx_lock (spin)  the target's memory of its initiators' sequence
- *                          numbers; never held around an amo.lock
- *   pd->dgram.lock (spin)  datagrams the network holds back (dgram.c)
- *   pd->isr.lock (seqlock) link states: written by the debugfs controls,
- *                          read (with retries) wherever a route is chosen
- *   pd->users_lock (spin, irq) the per-user quota entries (quota.c)
- *   w->mrs's xa_lock (spin) the window's registrations (nmmu.c); lookups
- *                          take none: RCU and the registration's refcount
- *   pd->jobs's xa_lock (spin) the job table (job.c)
- * Apart from the windows: the clock's mutexes (clock.c: its control
- * struct's lock, the active-clock lock) and the NMMU's release work.
+ * Locks.  Every lock of percs.ko and percs_verbs.ko, outermost first: a
+ * lock is only ever taken while holding locks listed above it (never one
+ * below it while holding it), and those marked "leaf" take no other lock
+ * of this table inside.  "(xa)" is an xarray's own spinlock.  Context:
+ * nothing is taken in hard irq context.  "process" means process context
+ * only (syscalls, kthreads, work items; the delayed works are the timers:
+ * flight flush, atomic retransmission, CAU tree resends, clock recal,
+ * verbs RNR retry).  "any" means also with other spinlocks held and from
+ * RCU callbacks (softirq).
+ *
+ *  lock                    kind      protects                      context
+ *  ----------------------  --------  ----------------------------  -------
+ *  percs_clock_active_lock mutex     which clock the recal_ms knob process
+ *   (clock.c)                        drives; taken before c->lock
+ *                                    (it waits for the work that
+ *                                    takes c->lock)
+ *  clock ctl->lock         mutex     the clock page's rewrites      process
+ *   (clock.c)                        (recalibration); leaf
+ *  hfi->lock               mutex     reservation and release, the   process
+ *                                    window table, the poll list;
+ *                                    never held with pd->cau.lock
+ *  pd->cau.lock            mutex     CAU tree set-up and ending     process
+ *                                    (cau.c), pd->cau.used; inside
+ *                                    it: pd->cau.trees (xa), a
+ *                                    member's send_lock (its
+ *                                    -ECONNRESET entry), t->lock
+ *  verbs qp->sq_lock       spin      a QP's send queue and state    process
+ *   (percs_verbs.ko)                 (verbs.h); inside it: its own
+ *                                    and peers' rq_lock, SRQ lock,
+ *                                    pv_rnr_lock, CQ locks, and a
+ *                                    window's send_lock through
+ *                                    percs_kapi_xfer()
+ *  verbs qp->rq_lock       spin      a QP's receive queue (taken    process
+ *                                    by senders to take a receive,
+ *                                    after the QP's own sq_lock when
+ *                                    both are held); leaf
+ *  verbs srq->lock         spin      an SRQ's receives and limit;   process
+ *                                    leaf
+ *  verbs pv_rnr_lock       spin      the QPs waiting for a receive  process
+ *   (send.c)                         (RNR); leaf
+ *  verbs cq->lock          spin      a verbs CQ's ring and arming;  process
+ *                                    leaf (the completion handler
+ *                                    runs after it is dropped)
+ *  w->send_lock            spin      a window's send side:          process
+ *                                    immediate slots, send FIFO,
+ *                                    RDMA operations, landed
+ *                                    tickets, its atomics' channels
+ *                                    and slots, its CQ's producer
+ *                                    for its own completions; the
+ *                                    engine runs a pass under it
+ *  t->lock (cau_tree.h)    spin      one CAU tree's slots, held     process
+ *                                    transfers, multicasts and
+ *                                    member state; taken by a
+ *                                    member's engine under its
+ *                                    send_lock, under pd->cau.lock,
+ *                                    or by the tree's work; inside
+ *                                    it: members' recv_lock (results
+ *                                    written) and amo.lock (their
+ *                                    engines woken)
+ *  w->amo.rx_lock          spin      the target side of atomics:    process
+ *                                    its initiators' sequence
+ *                                    numbers and stored replies
+ *                                    (peers (xa)); taken under the
+ *                                    initiator's send_lock (a
+ *                                    request delivered in its pass)
+ *                                    or with none; the reply may be
+ *                                    delivered before it is dropped:
+ *                                    inside it pd->dgram.lock and
+ *                                    the initiator's amo.lock
+ *  w->recv_lock            spin      a window's receive FIFO, the   process
+ *                                    packets the network holds for
+ *                                    it (flight list), its arrival
+ *                                    counters; taken under a
+ *                                    sender's send_lock, a tree's
+ *                                    lock, or with none (flight
+ *                                    flush, release); inside it:
+ *                                    the window's cq_lock (RDMA
+ *                                    target entries), users_lock
+ *                                    (a registration released)
+ *  w->cq_lock              spin      the window's CQ producer       process
+ *                                    (cq_tail); inside send_lock
+ *                                    (own completions) or recv_lock
+ *                                    (RDMA target entries); leaf
+ *  w->amo.lock             spin      an initiator's busy slots and  process
+ *                                    the outcome of its operations
+ *                                    (set by replies, read by its
+ *                                    engine); leaf
+ *  pd->blocked_lock        spin      the windows waiting for a      process
+ *                                    full target (pd->blocked);
+ *                                    inside send_lock or alone; leaf
+ *  pd->dgram.lock          spin      datagrams the network holds    process
+ *                                    back (dgram.c); leaf
+ *  pd->isr.lock            seqlock   link states; written (a leaf)  process
+ *                                    by the debugfs link controls,
+ *                                    read with retries, no lock
+ *                                    taken, wherever a route is
+ *                                    chosen
+ *  w->mrs (xa)             spin      a window's registrations       process
+ *                                    (nmmu.c); lookups take none
+ *                                    (RCU and the registration's
+ *                                    refcount); leaf
+ *  w->amo.chans (xa),      spin      the atomics' channels (under   process
+ *   w->amo.peers (xa)                send_lock) and peers (under
+ *                                    rx_lock), GFP_ATOMIC; leaf
+ *  pd->jobs (xa),          spin      the job table (job.c), the     process
+ *   pd->cau.trees (xa)               tree table (cau.c: under
+ *                                    pd->cau.lock); lookups take
+ *                                    none (RCU); leaf
+ *  pd->users_lock          spin,irq  the per-user quota entries     any
+ *                                    (quota.c): a registration's
+ *                                    last reference may drop in any
+ *                                    context, with any of the locks
+ *                                    above held; leaf
+ *
+ * The order was checked against every place that holds two of them;
+ * the notable chains are send_lock -> t->lock -> recv_lock -> cq_lock
+ * (a collective result), send_lock -> amo.rx_lock -> amo.lock (a
+ * request answered at once), and pd->cau.lock -> t->lock -> amo.lock
+ * (a tree ending).  Nothing takes a sender's send_lock under a
+ * receiver's lock: remote completions (landed.c) and RDMA initiator
+ * entries (rdma.c) go through work items instead.
  * A window's mapped regions are touched only under send_lock (send side)
  * or recv_lock (receive side) after checking w->dead, so release can free
  * them once it has set dead under both locks; the struct itself is freed
@@ -64,8 +154,8 @@
 #include <linux/random.h>
 #include <linux/percs.h>
 
-#include "atomic.h"
-#include "topology.h"
+#include "firmware-model/atomic.h"
+#include "firmware-model/topology.h"
 #include "params.h"
 
 /**
@@ -670,11 +760,17 @@ void percs_window_error(struct percs_window *w, int err);
 
 extern unsigned int percs_poll_idle_us;
 
+/* ioctl.c: the uAPI's front door, every percs file's unlocked_ioctl */
+long percs_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
 /* hfi.c */
+extern const struct file_operations percs_hfi_fops;
 int percs_hfi_init_all(struct percs_dev *pd);
 void percs_hfi_exit_all(struct percs_dev *pd);
 
 /* window.c */
+extern const struct file_operations percs_window_fops;
+int percs_window_kick(struct percs_window *w, unsigned int flags);
 int percs_window_reserve(struct percs_hfi *hfi,
 			 struct percs_window_reserve *req,
 			 struct percs_window_reserve __user *ureq, u32 usize);
@@ -726,8 +822,6 @@ int percs_isr_set_link(struct percs_dev *pd, u32 id, bool up);
 int percs_isr_set_error_ppm(struct percs_dev *pd, u32 id, u32 ppm);
 void percs_isr_link_stats(struct percs_dev *pd, u32 id,
 			  struct percs_link_stats *sum);
-long percs_isr_route_cost(struct percs_dev *pd, unsigned int mode,
-			  unsigned int lookups);
 int percs_isr_route_hubs(struct percs_dev *pd, u32 src_hub, u32 dst_hub,
 			 struct fm_route *r);
 void percs_isr_count_drop(struct percs_dev *pd, const struct fm_route *r);
@@ -846,8 +940,10 @@ unsigned int percs_quota_users(struct percs_dev *pd);
 void percs_quota_init(struct percs_dev *pd);
 
 /* job.c */
+extern const struct file_operations percs_job_fops;
 int percs_job_create(struct percs_dev *pd, struct percs_job_create *req,
 		     struct percs_job_create __user *ureq, u32 usize);
+int percs_job_query(struct percs_job *job, struct percs_job_query *q);
 int percs_job_join(struct percs_dev *pd, int job_fd, struct percs_window *w);
 void percs_job_leave(struct percs_window *w);
 bool percs_job_visible(const struct percs_window *w);
@@ -866,6 +962,26 @@ void percs_kapi_exit(void);
 /* debugfs.c */
 void percs_debugfs_init(struct percs_dev *pd);
 void percs_debugfs_exit(struct percs_dev *pd);
+
+/*
+ * selftest.c: test code, built with PERCS_TEST=1 only (Kbuild); without it
+ * the module has no load-time self-check and no isr/route_cost.
+ */
+struct dentry;
+#ifdef PERCS_TEST
+int percs_test_nmmu_selfcheck(struct percs_dev *pd);
+void percs_test_debugfs_init(struct percs_dev *pd, struct dentry *isr);
+#else
+static inline int percs_test_nmmu_selfcheck(struct percs_dev *pd)
+{
+	return 0;
+}
+
+static inline void percs_test_debugfs_init(struct percs_dev *pd,
+					   struct dentry *isr)
+{
+}
+#endif
 
 /**
  * percs_isr_ctrs_count() - percs_isr_count() on counters found beforehand

@@ -52,7 +52,7 @@
 #include <linux/workqueue.h>
 
 #include "nmmu.h"
-#include "packet.h"
+#include "firmware-model/packet.h"
 
 enum percs_rdma_state {
 	PERCS_RDMA_QUEUED,

@@ -22,8 +22,6 @@
 
 #include "nmmu.h"
 
-static const struct file_operations percs_window_fops;
-
 /**
  * percs_window_error() - record a window error visible in its status page
  * @w: the window
@@ -128,6 +126,8 @@ static void percs_window_describe(const struct percs_window *w,
 	req->window = w->index;
 	req->imm_slots = PERCS_IMM_SLOTS;
 	req->cq_entries = PERCS_CQ_ENTRIES;
+	/* Every byte of the answer is written: addr.reserved too. */
+	memset(&req->addr, 0, sizeof(req->addr));
 	req->addr.hub = w->hfi->hub;
 	req->addr.hfi = w->hfi->unit;
 	req->addr.window = w->index;
@@ -448,149 +448,29 @@ void percs_window_destroy_kernel(struct percs_window *w)
 	percs_window_teardown(w);
 }
 
-/*
- * Window ioctls go through one table, as the HFI's do (hfi.c): commands
- * with a struct argument get it copied in with copy_struct_from_user()
- * and answer up to the caller's size; commands whose argument is a value
- * (PERCS_IOC_KICK, the hot path) get it as is, with nothing copied.
- * Numbers start at that of PERCS_IOC_KICK.
- */
-#define PERCS_WINDOW_IOC_FIRST	_IOC_NR(PERCS_IOC_KICK)
-
-union percs_wcmd_buf {
-	struct percs_mr_register mr_register;
-	struct percs_mr_deregister mr_deregister;
-	struct percs_cau_create cau_create;
-	struct percs_cau_tree_op cau_tree_op;
-};
-
 /**
- * struct percs_wcmd - one window ioctl call being served
- * @arg: the argument as passed (the value, or the user pointer)
- * @ubuf: the caller's struct (struct commands)
- * @user_size: its size as the caller gave it
- * @cmd: the kernel copy (struct commands)
+ * percs_window_kick() - the doorbell: PERCS_IOC_KICK, fsync(2)
+ * @w: the window
+ * @flags: PERCS_KICK_F_*, at least one
+ *
+ * Kick mode runs the engine for @w in the caller's context; poll mode
+ * wakes the HFI's polling engine.
+ *
+ * Return: packets moved (0 in poll mode or without SEND and IMM), or
+ * -EINVAL (a trigger beyond what the FIFO holds), -EINTR (a fatal signal
+ * before anything moved).
  */
-struct percs_wcmd {
-	unsigned long arg;
-	void __user *ubuf;
-	u32 user_size;
-	void *cmd;
-};
-
-static long percs_ioctl_kick(struct percs_window *w, struct percs_wcmd *wc)
+int percs_window_kick(struct percs_window *w, unsigned int flags)
 {
-	unsigned long arg = wc->arg;
-
-	if (arg & ~(unsigned long)PERCS_KICK_F_ALL)
-		return -EINVAL;
-	if (!arg)
-		arg = PERCS_KICK_F_ALL;
-	if (arg & PERCS_KICK_F_CREDIT)
+	if (flags & PERCS_KICK_F_CREDIT)
 		percs_engine_credit(w);
 	if (w->flags & PERCS_WINDOW_F_POLL) {
 		percs_poll_kick(w->hfi);
 		return 0;
 	}
-	if (!(arg & (PERCS_KICK_F_SEND | PERCS_KICK_F_IMM)))
+	if (!(flags & (PERCS_KICK_F_SEND | PERCS_KICK_F_IMM)))
 		return 0;
-	return percs_engine_kick(w, arg);
-}
-
-static long percs_ioctl_mr_register(struct percs_window *w,
-				    struct percs_wcmd *wc)
-{
-	return percs_mr_register(w, wc->cmd, wc->ubuf, wc->user_size);
-}
-
-static long percs_ioctl_mr_deregister(struct percs_window *w,
-				      struct percs_wcmd *wc)
-{
-	return percs_mr_deregister(w, wc->cmd);
-}
-
-static long percs_ioctl_cau_create(struct percs_window *w,
-				   struct percs_wcmd *wc)
-{
-	return percs_cau_create(w, wc->cmd, wc->ubuf);
-}
-
-static long percs_ioctl_cau_join(struct percs_window *w,
-				 struct percs_wcmd *wc)
-{
-	return percs_cau_join(w, wc->cmd);
-}
-
-static long percs_ioctl_cau_destroy(struct percs_window *w,
-				    struct percs_wcmd *wc)
-{
-	return percs_cau_destroy(w, wc->cmd);
-}
-
-struct percs_window_op {
-	unsigned int cmd;
-	unsigned int size;		/* 0: the argument is a value */
-	unsigned int min_size;
-	long (*execute)(struct percs_window *w, struct percs_wcmd *wc);
-};
-
-#define PERCS_WINDOW_OP(_ioctl, _fn, _struct, _last)			\
-	[_IOC_NR(_ioctl) - PERCS_WINDOW_IOC_FIRST] = {			\
-		.cmd = _ioctl,						\
-		.size = sizeof(_struct),				\
-		.min_size = offsetofend(_struct, _last),		\
-		.execute = _fn,						\
-	}
-
-#define PERCS_WINDOW_OP_VALUE(_ioctl, _fn)				\
-	[_IOC_NR(_ioctl) - PERCS_WINDOW_IOC_FIRST] = {			\
-		.cmd = _ioctl,						\
-		.execute = _fn,						\
-	}
-
-static const struct percs_window_op percs_window_ops[] = {
-	PERCS_WINDOW_OP_VALUE(PERCS_IOC_KICK, percs_ioctl_kick),
-	PERCS_WINDOW_OP(PERCS_IOC_MR_REGISTER, percs_ioctl_mr_register,
-			struct percs_mr_register, length),
-	PERCS_WINDOW_OP(PERCS_IOC_MR_DEREGISTER, percs_ioctl_mr_deregister,
-			struct percs_mr_deregister, reserved),
-	PERCS_WINDOW_OP(PERCS_IOC_CAU_CREATE, percs_ioctl_cau_create,
-			struct percs_cau_create, members),
-	PERCS_WINDOW_OP(PERCS_IOC_CAU_JOIN, percs_ioctl_cau_join,
-			struct percs_cau_tree_op, reserved),
-	PERCS_WINDOW_OP(PERCS_IOC_CAU_DESTROY, percs_ioctl_cau_destroy,
-			struct percs_cau_tree_op, reserved),
-};
-
-static long percs_window_ioctl(struct file *file, unsigned int cmd,
-			       unsigned long arg)
-{
-	struct percs_window *w = file->private_data;
-	const struct percs_window_op *op;
-	struct percs_wcmd wc = { .arg = arg };
-	union percs_wcmd_buf buf;
-	unsigned int nr = _IOC_NR(cmd);
-	int ret;
-
-	if (nr < PERCS_WINDOW_IOC_FIRST ||
-	    nr - PERCS_WINDOW_IOC_FIRST >= ARRAY_SIZE(percs_window_ops))
-		return -ENOTTY;
-	op = &percs_window_ops[nr - PERCS_WINDOW_IOC_FIRST];
-	if (op->cmd != cmd || !op->execute)
-		return -ENOTTY;
-	if (!op->size)
-		return op->execute(w, &wc);
-
-	wc.ubuf = (void __user *)arg;
-	if (get_user(wc.user_size, (u32 __user *)wc.ubuf))
-		return -EFAULT;
-	if (wc.user_size < op->min_size)
-		return -EINVAL;
-	ret = copy_struct_from_user(&buf, op->size, wc.ubuf, wc.user_size);
-	if (ret)
-		return ret;
-	wc.cmd = &buf;
-	return op->execute(w, &wc);
+	return percs_engine_kick(w, flags);
 }
 
 /*
@@ -626,29 +506,25 @@ static __poll_t percs_window_poll(struct file *file, poll_table *wait)
 }
 
 /*
- * fsync(2)/fdatasync(2): the cheap doorbell.  "Flush what I composed to
- * the device" is what a kick means, and this entry point skips the LSM
- * ioctl hooks that make PERCS_IOC_KICK twice as expensive as a bare system
- * call.  Same as PERCS_IOC_KICK with SEND | IMM; returns 0 or -errno.
+ * fsync(2)/fdatasync(2): the cheap doorbell, an entry point of the uAPI
+ * (PERCS_KICK_FSYNC in the uAPI header).  "Flush what I composed to the
+ * device" is what a kick means, and this entry point skips the LSM ioctl
+ * hooks that make PERCS_IOC_KICK twice as expensive as a bare system call.
+ * Same as PERCS_IOC_KICK with PERCS_KICK_FSYNC; returns 0 or -errno.
  */
 static int percs_window_fsync(struct file *file, loff_t start, loff_t end,
 			      int datasync)
 {
-	struct percs_window *w = file->private_data;
 	int ret;
 
-	if (w->flags & PERCS_WINDOW_F_POLL) {
-		percs_poll_kick(w->hfi);
-		return 0;
-	}
-	ret = percs_engine_kick(w, PERCS_KICK_F_SEND | PERCS_KICK_F_IMM);
+	ret = percs_window_kick(file->private_data, PERCS_KICK_FSYNC);
 	return ret < 0 ? ret : 0;
 }
 
-static const struct file_operations percs_window_fops = {
+const struct file_operations percs_window_fops = {
 	.owner = THIS_MODULE,
 	.release = percs_window_release,
-	.unlocked_ioctl = percs_window_ioctl,
+	.unlocked_ioctl = percs_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = percs_window_mmap,
 	.poll = percs_window_poll,

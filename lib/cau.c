@@ -36,7 +36,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "cau.h"	/* firmware-model: fm_cau_check(), fm_cau_elem_size() */
+#include "firmware-model/cau.h"	/* fm_cau_check(), fm_cau_elem_size() */
 
 /* A chunk's result (or error) came: the request has one more done. */
 static void chunk_done(struct lp_cau_slot *s, int status, const uint8_t *data,

@@ -80,7 +80,7 @@ int percs_cau_shape_check(const struct percs_cau_member *m, unsigned int nr)
 		if (depth[i] > max)
 			max = depth[i];
 	}
-	ret = -E2BIG;
+	ret = -EMLINK;
 	for (i = 0; i < nr; i++)
 		if (m[i].parent != PERCS_CAU_ROOT &&
 		    ++kids[m[i].parent] > PERCS_CAU_MAX_CHILDREN)

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "cau.h"	/* firmware-model: the CAU's ALU */
+#include "firmware-model/cau.h"	/* the CAU's ALU */
 
 /*
  * Between kicks: LP_COLL_SPINS ring checks, then LP_COLL_YIELDS rounds of

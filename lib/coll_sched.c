@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "cau.h"	/* firmware-model: fm_cau_check(), fm_cau_elem_size() */
+#include "firmware-model/cau.h"	/* fm_cau_check(), fm_cau_elem_size() */
 
 static unsigned int log2_ceil(uint32_t n)
 {

@@ -154,7 +154,7 @@ const char *percs_strerror(int err)
 	case EAGAIN:
 		return "Busy: no room now (send FIFO full, every immediate slot held, or nothing received)";
 	case EINVAL:
-		return "Invalid argument or malformed packet header (bad kind, flags, route or reserved field)";
+		return "Invalid argument or malformed packet header (bad kind, flags, route or reserved field; an atomic operand address not a multiple of its width)";
 	case EMSGSIZE:
 		return "Payload too long for this path (FIFO 2016 bytes, immediate 96 bytes)";
 	case EOPNOTSUPP:
@@ -174,7 +174,7 @@ const char *percs_strerror(int err)
 	case EPERM:
 		return "RDMA or atomic: the registration does not grant this access (remote atomic, local write of the result)";
 	case EFAULT:
-		return "Atomic: operand address not a multiple of its width (registration: range not mapped)";
+		return "Bad address: memory the call names is not mapped with the access asked (an ioctl argument, a range to register)";
 	case ETIMEDOUT:
 		return "Timed out (an atomic completion: no acknowledgement from the target after every retransmission)";
 	case EPROTO:

@@ -30,8 +30,9 @@ LIB_HDRS := $(SRC)/lib/percs.h $(SRC)/lib/internal.h \
 # That file and the two headers it includes are dual-licensed (GPL-2.0 for
 # the module, LGPL-2.1-or-later for this library).
 LIB_FM_SRCS := $(SRC)/firmware-model/cau.c
-LIB_CFLAGS := $(CFLAGS_COMMON) -D_FILE_OFFSET_BITS=64 \
-	-iquote $(SRC)/firmware-model
+# The model's header is included by its path ("firmware-model/cau.h"), not
+# as "cau.h", which would read as this directory's cau.c's own header.
+LIB_CFLAGS := $(CFLAGS_COMMON) -D_FILE_OFFSET_BITS=64 -iquote $(SRC)
 LIB_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/obj/%.o) $(LIB_OUT)/obj/fm_cau.o
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/pic/%.o) $(LIB_OUT)/pic/fm_cau.o
 LIB_SAN_OBJS := $(LIB_SRCS:%.c=$(LIB_OUT)/san/%.o) $(LIB_OUT)/san/fm_cau.o

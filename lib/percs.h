@@ -619,7 +619,7 @@ struct percs_atomic_wr {
  * PERCS_ATOMIC_LEN(@count), plus 8 for a CSWAP).  When the send FIFO is
  * full, publishes what is queued, kicks and retries once, as
  * percs_rdma_post().  Addresses are judged by the target: a misaligned one
- * completes with -EFAULT, one outside the registration with -ERANGE.
+ * completes with -EINVAL, one outside the registration with -ERANGE.
  * Return: 0 (the status comes in the CQE); -EINVAL for a NULL argument or
  * a field the kernel would refuse (op, width, count, flags, route,
  * reserved, operand or comparand wider than @width, packed fetching or
@@ -671,10 +671,10 @@ struct percs_rmr {
  * descriptors in flight first waits for a completion.
  * Return: 0 once issued (or, with %PERCS_AMO_F_BLOCK, completed); a
  * blocking call returns the operation's status, e.g. -ERANGE, -EPERM,
- * -ENOENT, -EFAULT (misaligned), -ETIMEDOUT.  Checked here, nothing sent:
- * -EINVAL for a NULL @w or @r, a bad @op, @width or @flags, or @value
- * (or @cond) wider than @width; -ERANGE when @off + @width is beyond
- * @r->length; -EFAULT when the address is not a multiple of @width.
+ * -ENOENT, -EINVAL (misaligned), -ETIMEDOUT.  Checked here, nothing sent:
+ * -EINVAL for a NULL @w or @r, a bad @op, @width or @flags, @value
+ * (or @cond) wider than @width, or an address that is not a multiple of
+ * @width; -ERANGE when @off + @width is beyond @r->length.
  * -EAGAIN when the send FIFO stays full (the target's receive FIFO is full:
  * nothing issued, receive and retry); -EOVERFLOW when the CQ dropped
  * entries and the operation's did not come; the -errno of a kick or of
@@ -945,7 +945,7 @@ int percs_cau_shape_parents(const struct percs_addr *wins,
  * Return: the depth (edges from the root to the deepest member: 0 for a
  * single member); -EINVAL for @nr 0 or above %PERCS_CAU_MAX_MEMBERS, a
  * non-zero reserved field, no root or several, a parent out of range;
- * -ELOOP for a cycle; -E2BIG for a member with more than
+ * -ELOOP for a cycle; -EMLINK for a member with more than
  * %PERCS_CAU_MAX_CHILDREN children; -EEXIST for two members on one hub.
  */
 int percs_cau_shape_check(const struct percs_cau_member *members,
@@ -965,7 +965,7 @@ int percs_cau_shape_check(const struct percs_cau_member *members,
  * kernel combines an operation once every member has joined and posted
  * it.
  * Return: 0; -EINVAL for a NULL pointer, unknown @flags or a bad shape
- * (percs_cau_shape_check()'s errors: -ELOOP, -E2BIG, -EEXIST too); -EPERM
+ * (percs_cau_shape_check()'s errors: -ELOOP, -EMLINK, -EEXIST too); -EPERM
  * when @w is not in @members; -ENOSPC when a hub's CAU has no free entry
  * or the window already has 255 library trees; the kernel's -errno
  * (Documentation/uapi.rst, "Collective trees"); -ENOMEM.
@@ -989,7 +989,7 @@ int percs_cau_tree_create(struct percs_window *w,
  * that the arrays are equal).
  * Return: 0; -ENOENT no such tree (or it ended); -EPERM @w is not its
  * member (or not in @members); -EALREADY @w joined it before; -EINVAL,
- * -ELOOP, -E2BIG, -EEXIST for a bad shape; -ENOMEM.
+ * -ELOOP, -EMLINK, -EEXIST for a bad shape; -ENOMEM.
  */
 int percs_cau_tree_join(struct percs_window *w, uint32_t id,
 			const struct percs_cau_member *members,

@@ -526,7 +526,7 @@ int percs_amo(struct percs_window *w, const struct percs_rmr *r, uint64_t off,
 		return -ERANGE;
 	addr = r->base + off;
 	if (addr & (width - 1))
-		return -EFAULT;
+		return -EINVAL;
 	if (!fetched && !block && op != PERCS_ATOMIC_CSWAP &&
 	    w->amo.packing == PERCS_PACK_AUTO)
 		return amo_pack(w, r, addr, op, width, value);

@@ -57,7 +57,7 @@ check "kernel-doc: every documented interface is well-formed" kerneldoc
 
 sparse_check() {
 	local out
-	out=$(make -s -C "$kdir" M="$src" C=2 CHECK=sparse modules 2>&1 |
+	out=$(make -s -C "$kdir" M="$src" PERCS_TEST=1 C=2 CHECK=sparse modules 2>&1 |
 		grep -E 'warning|error' | grep -v '^make')
 	[ -z "$out" ] || { printf '%s\n' "$out"; return 1; }
 }

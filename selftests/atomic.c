@@ -1241,10 +1241,10 @@ TEST_F(atomic, packed_all_or_none)
 	wr.ops[0].addr = (uintptr_t)self->t.buf - 8;
 	ASSERT_EQ(-ERANGE, amo_wait(self->a.w, &wr, &c));
 	EXPECT_EQ(sum, pt_checksum(self->t.buf, BUF));
-	/* One misaligned: -EFAULT, none applied. */
+	/* One misaligned: -EINVAL, none applied. */
 	wr.ops[0].addr = (uintptr_t)self->t.buf;
 	wr.ops[2].addr = (uintptr_t)self->t.buf + 20;
-	ASSERT_EQ(-EFAULT, amo_wait(self->a.w, &wr, &c));
+	ASSERT_EQ(-EINVAL, amo_wait(self->a.w, &wr, &c));
 	EXPECT_EQ(sum, pt_checksum(self->t.buf, BUF));
 	/* Fixed, the same descriptor applies all four. */
 	wr.ops[2].addr = (uintptr_t)self->t.buf + 16;
@@ -1340,15 +1340,15 @@ TEST_F(atomic, error_statuses_target_untouched)
 	uint32_t h, noatomic, nolw;
 
 	pt_fill(t->buf, BUF, 8);
-	/* Misaligned: -EFAULT, at every width above 1. */
+	/* Misaligned: -EINVAL, at every width above 1. */
 	wr = wr_of(t, PERCS_ATOMIC_ADD, 8, 4, 1, 1);
 	wr_fetch(&wr, a, res);
-	expect_refused(_metadata, a, &wr, t->buf, -EFAULT, 0);
+	expect_refused(_metadata, a, &wr, t->buf, -EINVAL, 0);
 	wr = wr_of(t, PERCS_ATOMIC_XOR, 2, 1, 1, 2);
-	expect_refused(_metadata, a, &wr, t->buf, -EFAULT, 0);
+	expect_refused(_metadata, a, &wr, t->buf, -EINVAL, 0);
 	wr = wr_of(t, PERCS_ATOMIC_CSWAP, 4, 6, 1, 3);
 	wr_fetch(&wr, a, res);
-	expect_refused(_metadata, a, &wr, t->buf, -EFAULT, 0);
+	expect_refused(_metadata, a, &wr, t->buf, -EINVAL, 0);
 	/* Out of range: past the end, below the start, straddling. */
 	wr = wr_of(t, PERCS_ATOMIC_ADD, 8, BUF, 1, 4);
 	wr_fetch(&wr, a, res);
@@ -1613,7 +1613,7 @@ TEST_F(atomic, pgas_error_statuses)
 	g32 = 7;
 	EXPECT_EQ(-ERANGE, percs_atomic_fetch_add64(w, &r, BUF, 1, &got));
 	EXPECT_EQ(-ERANGE, percs_atomic_fetch_add64(w, &r, 2 * BUF, 1, &got));
-	EXPECT_EQ(-EFAULT, percs_atomic_fetch_add32(w, &r, 2, 1, &g32));
+	EXPECT_EQ(-EINVAL, percs_atomic_fetch_add32(w, &r, 2, 1, &g32));
 	EXPECT_EQ(7, got);
 	EXPECT_EQ(7, g32);
 	EXPECT_EQ(sum, pt_checksum(self->t.buf, BUF));

@@ -446,6 +446,11 @@ TEST_F(hfi, job_ioctls_einval)
 	EXPECT_EQ(-EINVAL, do_ioctl(job, PERCS_IOC_JOB_QUERY, &q));
 	EXPECT_EQ(-EFAULT, do_ioctl(job, PERCS_IOC_JOB_QUERY, NULL));
 	EXPECT_EQ(-ENOTTY, do_ioctl(job, PERCS_IOC_HFI_INFO, &q));
+	/* The fsync doorbell is a window fd's only (uapi.rst): EINVAL. */
+	EXPECT_EQ(-1, fsync(job));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, fdatasync(self->hfd));
+	EXPECT_EQ(EINVAL, errno);
 }
 
 /* FIFO sizes outside [4 KiB, 4 MiB] or not a power of two: EINVAL. */

@@ -349,6 +349,7 @@ static void reserve_check_answer(struct __test_metadata *_metadata,
 	EXPECT_EQ(PERCS_CQ_ENTRIES, a->cq_entries);
 	EXPECT_EQ(self->info.hub, a->addr.hub);
 	EXPECT_EQ(self->info.unit, a->addr.hfi);
+	EXPECT_EQ(0, a->addr.reserved);
 	EXPECT_EQ(a->window, a->addr.window);
 	if (in->window != PERCS_WINDOW_ANY)
 		EXPECT_EQ(in->window, a->window);
@@ -428,10 +429,10 @@ TEST_F(bnd, window_reserve_fields)
 }
 
 /*
- * Output fields other than fd, imm_slots and cq_entries (addr, regions[];
- * every output of QUERY and HFI_INFO) are not checked on input: the answer
- * overwrites them, whatever the caller left there (so a struct can be
- * reused for the next query).
+ * Output fields other than fd, imm_slots, cq_entries and job_key (addr,
+ * regions[]; every output of QUERY and HFI_INFO) are not checked on input:
+ * the answer overwrites them, whatever the caller left there (so a struct
+ * can be reused for the next query), addr's reserved byte too.
  */
 TEST_F(bnd, output_fields_overwritten)
 {

@@ -818,18 +818,18 @@ TEST_F_TIMEOUT(cau, children_limit_and_chains, 60)
 	/* The root with 65 children. */
 	for (i = 0; i < MAX_KIDS + 2; i++)
 		set_member(&mem[i], &m[i], i ? 0 : ROOT);
-	ASSERT_EQ(-E2BIG, cau_create(m[5].fd, 0, mem, MAX_KIDS + 2, &tree));
+	ASSERT_EQ(-EMLINK, cau_create(m[5].fd, 0, mem, MAX_KIDS + 2, &tree));
 	ASSERT_UNCHANGED("root with 65 children");
 	/* The same, the root last in the array. */
 	for (i = 0; i < MAX_KIDS + 2; i++)
 		set_member(&mem[i], &m[i], i == MAX_KIDS + 1 ? ROOT :
 					    MAX_KIDS + 1);
-	ASSERT_EQ(-E2BIG, cau_create(m[0].fd, 0, mem, MAX_KIDS + 2, &tree));
+	ASSERT_EQ(-EMLINK, cau_create(m[0].fd, 0, mem, MAX_KIDS + 2, &tree));
 	ASSERT_UNCHANGED("root (last) with 65 children");
 	/* A member below the root with 65 children. */
 	for (i = 0; i < MAX_KIDS + 3; i++)
 		set_member(&mem[i], &m[i], i == 0 ? ROOT : i == 1 ? 0 : 1);
-	ASSERT_EQ(-E2BIG, cau_create(m[1].fd, 0, mem, MAX_KIDS + 3, &tree));
+	ASSERT_EQ(-EMLINK, cau_create(m[1].fd, 0, mem, MAX_KIDS + 3, &tree));
 	ASSERT_UNCHANGED("inner member with 65 children");
 
 	/*

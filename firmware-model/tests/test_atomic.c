@@ -116,9 +116,9 @@ FM_TEST(atomic_address_alignment)
 {
 	CHECK_EQ(fm_atomic_check_addr(0x1001, 1), 0);
 	CHECK_EQ(fm_atomic_check_addr(0x1002, 2), 0);
-	CHECK_EQ(fm_atomic_check_addr(0x1001, 2), -EFAULT);
-	CHECK_EQ(fm_atomic_check_addr(0x1006, 4), -EFAULT);
-	CHECK_EQ(fm_atomic_check_addr(0x1004, 8), -EFAULT);
+	CHECK_EQ(fm_atomic_check_addr(0x1001, 2), -EINVAL);
+	CHECK_EQ(fm_atomic_check_addr(0x1006, 4), -EINVAL);
+	CHECK_EQ(fm_atomic_check_addr(0x1004, 8), -EINVAL);
 	CHECK_EQ(fm_atomic_check_addr(0x1008, 8), 0);
 }
 

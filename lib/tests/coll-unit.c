@@ -28,7 +28,7 @@
  */
 #include <sys/ioctl.h>
 
-#include "cau.h"	/* firmware-model: the reference ALU */
+#include "firmware-model/cau.h"	/* the reference ALU */
 
 #define FC_TREES	8
 #define FC_RING		64
@@ -793,11 +793,11 @@ static void test_cau_shape_explicit(void)
 	m[2].reserved = 0;
 	m[2].win.reserved = 1;
 	CHECK_EQ(percs_cau_shape_check(m, 5), -EINVAL);
-	/* 65 children: -E2BIG; 64: fine. */
+	/* 65 children: -EMLINK; 64: fine. */
 	for (unsigned int i = 0; i < 80; i++)
 		p[i] = 0;
 	p[0] = PERCS_CAU_ROOT;
-	CHECK_EQ(percs_cau_shape_parents(a, p, 66, m), -E2BIG);
+	CHECK_EQ(percs_cau_shape_parents(a, p, 66, m), -EMLINK);
 	CHECK_EQ(percs_cau_shape_parents(a, p, 65, m), 0);
 	/* Two members on one hub, found after the shape. */
 	a[7].hub = 2;

@@ -1427,7 +1427,8 @@ static void test_strerror(void)
 	CHECK(strstr(percs_strerror(-ENOENT), "atomic"));
 	CHECK(strstr(percs_strerror(-ERANGE), "atomic"));
 	CHECK(strstr(percs_strerror(-EPERM), "atomic"));
-	CHECK(strstr(percs_strerror(-EFAULT), "multiple of its width"));
+	CHECK(strstr(percs_strerror(-EINVAL), "multiple of its width"));
+	CHECK(strstr(percs_strerror(-EFAULT), "not mapped"));
 	CHECK(strstr(percs_strerror(-ETIMEDOUT), "retransmission"));
 	CHECK(!strcmp(percs_strerror(-ENOMEM), strerror(ENOMEM)));
 	CHECK(!strcmp(percs_strerror(0), "Success"));
@@ -2904,7 +2905,7 @@ static void fake_atomic(struct fwin *f, const struct percs_pkt_hdr *h)
 		uint64_t a = l.ops[i].addr, base = (uintptr_t)t->base;
 
 		if (a & (l.e.width - 1)) {
-			res = -EFAULT;
+			res = -EINVAL;
 			goto done;
 		}
 		if (a < base || a - base > t->len - l.e.width) {
@@ -3195,13 +3196,13 @@ static void test_atomic_post_completions(void)
 	CHECK_EQ(c[0].res, 0);
 	CHECK_EQ(res, 40);
 	CHECK_EQ(m[1], 42);
-	/* Misaligned: the target says -EFAULT and nothing changes. */
+	/* Misaligned: the target says -EINVAL and nothing changes. */
 	wr.ops[0].addr += 4;
 	wr.user_data = 5;
 	CHECK_EQ(percs_atomic_post(v.a->w, &wr), 0);
 	CHECK_EQ(percs_cq_poll(v.a->w, c, 4), 1);
 	CHECK_EQ(c[0].user_data, 5);
-	CHECK_EQ(c[0].res, -EFAULT);
+	CHECK_EQ(c[0].res, -EINVAL);
 	CHECK_EQ(m[1], 42);
 	/* The raw level leaves the PGAS state alone. */
 	CHECK_EQ(v.a->w->amo.outstanding, 0);
@@ -3482,7 +3483,7 @@ static void test_amo_cswap(void)
 	CHECK_EQ(percs_atomic_set8(v.a->w, &v.r, 24, 0x80), 0);
 	CHECK_EQ(percs_atomic_fetch8(v.a->w, &v.r, 24, &o8), 0);
 	CHECK_EQ(o8, 0x80);
-	CHECK_EQ(percs_atomic_swap16(v.a->w, &v.r, 17, 1, NULL), -EFAULT);
+	CHECK_EQ(percs_atomic_swap16(v.a->w, &v.r, 17, 1, NULL), -EINVAL);
 	CHECK_EQ(H.violations, 0);
 	aenv_fini(&v);
 }
@@ -3554,15 +3555,15 @@ static void test_amo_arg_errors(void)
 	CHECK_EQ(AMO(&v.r, UINT64_MAX - 3, PERCS_ATOMIC_ADD, 8, 1, 0, NULL, 0),
 		 -ERANGE);
 	CHECK_EQ(percs_atomic_fetch_add64(v.a->w, &v.r, 8192, 1, &old), -ERANGE);
-	CHECK_EQ(AMO(&v.r, 4, PERCS_ATOMIC_ADD, 8, 1, 0, NULL, 0), -EFAULT);
+	CHECK_EQ(AMO(&v.r, 4, PERCS_ATOMIC_ADD, 8, 1, 0, NULL, 0), -EINVAL);
 	CHECK_EQ(AMO(&v.r, 1, PERCS_ATOMIC_OR, 2, 1, 0, &old,
-		     PERCS_AMO_F_BLOCK), -EFAULT);
+		     PERCS_AMO_F_BLOCK), -EINVAL);
 	CHECK_EQ(percs_atomic_compare_swap32(v.a->w, &v.r, 6, 0, 1, NULL),
-		 -EFAULT);
+		 -EINVAL);
 	r = v.r;		/* a registration starting at an odd address */
 	r.base += 1;
 	r.length -= 1;
-	CHECK_EQ(AMO(&r, 0, PERCS_ATOMIC_ADD, 2, 1, 0, NULL, 0), -EFAULT);
+	CHECK_EQ(AMO(&r, 0, PERCS_ATOMIC_ADD, 2, 1, 0, NULL, 0), -EINVAL);
 	CHECK_EQ(AMO(&v.r, 0, PERCS_ATOMIC_ADD, 1, 0x100, 0, NULL, 0), -EINVAL);
 	CHECK_EQ(AMO(&v.r, 0, PERCS_ATOMIC_ADD, 4, 1ULL << 32, 0, NULL, 0),
 		 -EINVAL);
@@ -4006,7 +4007,7 @@ static const struct {
 	{ "amo: _nbi values stored when the completion is taken", test_amo_nbi_values },
 	{ "amo: compare-and-swap success/failure, swap retries, set/fetch", test_amo_cswap },
 	{ "amo: quiet returns the first error since the last, blocking calls their own", test_amo_quiet_errors },
-	{ "amo: -ERANGE, -EFAULT, -EINVAL with nothing sent or flushed", test_amo_arg_errors },
+	{ "amo: -ERANGE, -EINVAL with nothing sent or flushed", test_amo_arg_errors },
 	{ "amo: shared CQ: library entries hidden, others kept in order", test_amo_cq_stash },
 	{ "amo: a blocking operation with the send FIFO full: -EAGAIN, nothing written", test_amo_blocking_fifo_full },
 	{ "amo: at most 64 descriptors in flight, reached, every value once", test_amo_outstanding_limit },
@@ -4015,7 +4016,7 @@ static const struct {
 	{ "amo: CQ overflow: -EOVERFLOW after lost_ms, no hang, late entry ignored", test_amo_cq_overflow_lost },
 	{ "amo: threaded: fetch-adds and quiet through a polling engine", test_amo_threaded_poll_mode },
 	{ "cau: k-ary shape: one parent each, fan-out, depth, supernodes kept together, same on every member", test_cau_shape_kary },
-	{ "cau: explicit shape and the kernel's checks in order (-EINVAL, -ELOOP, -E2BIG, -EEXIST)", test_cau_shape_explicit },
+	{ "cau: explicit shape and the kernel's checks in order (-EINVAL, -ELOOP, -EMLINK, -EEXIST)", test_cau_shape_explicit },
 	{ "cau: allreduce every op x type, 64-byte chunks, 16 in flight, in place", test_cau_allreduce },
 	{ "cau: results held back then written newest first: matched by seq", test_cau_seq_matching },
 	{ "cau: other packets and CQEs met while waiting come back in order", test_cau_recv_stash },

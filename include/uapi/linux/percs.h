@@ -622,12 +622,17 @@ struct percs_hfi_info {
  * @recv_fifo_size: receive FIFO bytes, same bounds
  * @job_fd: a job fd (PERCS_IOC_JOB_CREATE): the window joins that job
  * @window: in: %PERCS_WINDOW_ANY or the index wanted; out: the index
- * @fd: out: the window fd (also the ioctl's return value)
- * @imm_slots: out: %PERCS_IMM_SLOTS
- * @cq_entries: out: %PERCS_CQ_ENTRIES
- * @job_key: out: the job's key, as packets from this window carry it
- * @addr: out: this window's network address
- * @regions: out: the mmap layout, indexed by enum percs_region_id
+ * @fd: in: must be zero (EINVAL); out: the window fd (also the ioctl's
+ *	return value)
+ * @imm_slots: in: must be zero (EINVAL); out: %PERCS_IMM_SLOTS
+ * @cq_entries: in: must be zero (EINVAL); out: %PERCS_CQ_ENTRIES
+ * @job_key: in: must be zero (EINVAL); out: the job's key, as packets from
+ *	this window carry it
+ * @addr: out: this window's network address (not checked on input:
+ *	overwritten, its reserved byte with zero)
+ * @regions: out: the mmap layout, indexed by enum percs_region_id (not
+ *	checked on input: overwritten, entries of regions the window does
+ *	not have with zeros)
  *
  * On success returns a new file descriptor (O_CLOEXEC) owning the window:
  * the window is released when the last reference to that file goes (the
@@ -752,12 +757,19 @@ struct percs_job_query {
 #define PERCS_IOC_KICK		_IO(PERCS_IOCTL_TYPE, 0x10)
 
 /*
- * fsync(2) and fdatasync(2) on a window fd are the doorbell without an
- * ioctl: PERCS_IOC_KICK with PERCS_KICK_F_SEND | PERCS_KICK_F_IMM ("flush
- * what I composed to the device"), answering 0 or -1 with errno instead
- * of a packet count.  They skip the ioctl path's security hooks, which
- * double the cost of the system call.
+ * The doorbell without an ioctl: fsync(2) and fdatasync(2) on a window fd
+ * are an entry point of this ABI, the same as PERCS_IOC_KICK with the
+ * flags PERCS_KICK_FSYNC ("flush what I composed to the device"): in kick
+ * mode the engine runs for the window in the caller's context, in poll
+ * mode the HFI's polling engine is woken.  They answer 0, or -1 with the
+ * errno PERCS_IOC_KICK would give (EINVAL: a trigger beyond what the FIFO
+ * holds; EINTR: a fatal signal before anything moved), never a packet
+ * count; fdatasync(2) and fsync(2) are the same.  They skip the ioctl
+ * path's security hooks, which double the cost of the system call;
+ * libpercs rings them after composing.  Any other fd of percs (an HFI or
+ * job fd) answers EINVAL, the VFS's answer for a file without fsync.
  */
+#define PERCS_KICK_FSYNC	(PERCS_KICK_F_SEND | PERCS_KICK_F_IMM)
 
 /*
  * Memory registration (the NMMU).  A window registers a range of its
