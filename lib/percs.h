@@ -100,7 +100,7 @@ int percs_job_default(struct percs_hfi *hfi);
  * asked for explicitly (the library's own flag, never passed to the
  * kernel).  With none of the three the window takes the default mode.
  */
-#define PERCS_WINDOW_ATTR_KICK	(1U << 31)
+#define PERCS_WINDOW_ATTR_KICK	(1U << 30)
 
 /**
  * struct percs_window_attr - what to reserve
