@@ -359,7 +359,8 @@ TEST_F_TIMEOUT(hybrid, free_cpu_no_syscall, 120)
 /*
  * The thread parked in the middle of a stream: every packet arrives once
  * and in order; while parked the thread consumes nothing and the sender's
- * kicks do; once unparked the thread consumes again.
+ * kicks do; once unparked the thread consumes again - given a CPU of its
+ * own: on one CPU (the KCSAN VM) it rightly steps aside for the sender.
  */
 TEST_F_TIMEOUT(hybrid, park_midstream, 120)
 {
@@ -369,6 +370,7 @@ TEST_F_TIMEOUT(hybrid, park_midstream, 120)
 	uint64_t polled[4], kicked[4], payload;
 	struct percs_pkt_hdr h;
 	struct percs_addr dst;
+	bool free_cpu = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 	uint32_t tag = 0, want = 0;
 
 	if (access(PARK_KNOB, W_OK))
@@ -385,7 +387,9 @@ TEST_F_TIMEOUT(hybrid, park_midstream, 120)
 			ASSERT_EQ(0, park_write("1"));
 		if (phase == 2) {
 			ASSERT_EQ(0, park_write("0"));
-			ASSERT_EQ(0, wait_thread_live(tx, PT_TIMEOUT_MS));
+			if (free_cpu)
+				ASSERT_EQ(0, wait_thread_live(tx,
+							      PT_TIMEOUT_MS));
 		}
 		polled[phase] = st->sent_polled;
 		kicked[phase] = st->sent_kicked;
@@ -418,7 +422,8 @@ TEST_F_TIMEOUT(hybrid, park_midstream, 120)
 	EXPECT_EQ(0, polled[2] - polled[1]);
 	EXPECT_EQ(PHASE, kicked[2] - kicked[1]);
 	/* Back: the thread consumes again. */
-	EXPECT_LT(0, polled[3] - polled[2]);
+	if (free_cpu)
+		EXPECT_LT(0, polled[3] - polled[2]);
 	percs_window_release(tx);
 	percs_window_release(rx);
 	ASSERT_LIVE_ZERO();
