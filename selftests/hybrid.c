@@ -332,6 +332,15 @@ TEST_F_TIMEOUT(hybrid, free_cpu_no_syscall, 120)
 		uint64_t k0, p0;
 
 		ASSERT_EQ(0, wait_thread_live(tx, PT_TIMEOUT_MS));
+		/*
+		 * Steady state: the first sends may find the thread gone to
+		 * sleep after poll_idle_us without traffic, and wake it.
+		 */
+		for (unsigned int i = 0; i < 50; i++, tag++) {
+			ASSERT_EQ(0, send_tag(tx, &dst, tag, PT_TIMEOUT_MS));
+			ASSERT_EQ(8, spin_recv(rx, &h, &payload,
+					       PT_TIMEOUT_MS, tx));
+		}
 		k0 = st->kicks;
 		p0 = st->sent_polled;
 		asleep = 0;
