@@ -78,6 +78,9 @@ static int percs_ioctl_window_reserve(struct percs_hfi *hfi,
 				    ucmd->user_size);
 }
 
+static_assert(offsetofend(struct percs_window_query, send_blocked) ==
+	      PERCS_WINDOW_QUERY_SIZE_VER0);
+
 static int percs_ioctl_window_query(struct percs_hfi *hfi,
 				    struct percs_ucmd *ucmd)
 {

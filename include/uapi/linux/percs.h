@@ -671,7 +671,9 @@ struct percs_window_reserve {
 
 /**
  * struct percs_window_query - PERCS_IOC_WINDOW_QUERY on an HFI fd
- * @size: sizeof(struct percs_window_query)
+ * @size: sizeof(struct percs_window_query), or %PERCS_WINDOW_QUERY_SIZE_VER0
+ *	(the struct up to @send_blocked, as before the kick counters): the
+ *	kernel fills in only the fields that fit
  * @flags: must be zero
  * @window: in: window index
  * @state: out: PERCS_WSTATE_*
@@ -715,6 +717,7 @@ struct percs_window_query {
 	__u64 sent_kicked;
 	__u64 kicks;
 };
+#define PERCS_WINDOW_QUERY_SIZE_VER0	72 /* up to send_blocked */
 #define PERCS_IOC_WINDOW_QUERY	_IO(PERCS_IOCTL_TYPE, 0x02)
 
 #define PERCS_WSTATE_FREE	0
