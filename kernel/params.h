@@ -121,6 +121,16 @@
 #define PERCS_AUTO_RETRY_US	1000
 #define PERCS_AUTO_RETRY_MAX_US	32000
 
+/*
+ * Auto mode: the polling thread steps aside only when another task has
+ * wanted its CPU (and no other CPU was free) for this long.  Kernel
+ * threads that wake for a moment on the thread's CPU (kworkers, RCU,
+ * timers) get it through cond_resched() and are gone within it; a process
+ * that spins on the CPU is not.  A TCG VM's kworker runs take some tens
+ * of microseconds.
+ */
+#define PERCS_AUTO_CONTEND_US	200
+
 /* Pages pinned per pin_user_pages() call before a resched check. */
 #define PERCS_MR_PIN_BATCH	512
 

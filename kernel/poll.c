@@ -12,11 +12,11 @@
  * whose flag is clear has been passed over by a thread that was awake.
  *
  * Auto mode adds two things.  The thread steps aside, as if idle, when
- * another task waits for its CPU (single_task_running(), as KVM's halt
- * polling does) and no poll-mode window needs it, after looking for an
- * idle CPU by moving to each other online CPU in turn: on a machine with
- * as many busy processes as CPUs it would only take a CPU from the process
- * it serves.  Kicks of auto windows run the engine in the caller's context
+ * another task has waited for its CPU (single_task_running(), as KVM's halt
+ * polling does) for %PERCS_AUTO_CONTEND_US and no poll-mode window needs
+ * it, after looking for an idle CPU by moving to each other online CPU in
+ * turn: on a machine with as many busy processes as CPUs it would only
+ * take a CPU from the process it serves.  Kicks of auto windows run the engine in the caller's context
  * and wake the thread again, at most once per %PERCS_AUTO_RETRY_US after it
  * stepped aside (doubling up to %PERCS_AUTO_RETRY_MAX_US while every
  * wake-up finds no CPU), so it comes back when a CPU is free.  And every pass
@@ -108,11 +108,24 @@ static bool percs_poll_move(unsigned int *tries)
 	return !ret;
 }
 
+/*
+ * Another task wants the CPU and no other CPU was free: true once that has
+ * lasted %PERCS_AUTO_CONTEND_US since *@since (0: not contended before).
+ */
+static bool percs_poll_contended(ktime_t *since)
+{
+	ktime_t now = ktime_get();
+
+	if (!*since)
+		*since = now;
+	return ktime_us_delta(now, *since) >= PERCS_AUTO_CONTEND_US;
+}
+
 static int percs_poll_thread(void *data)
 {
 	struct percs_hfi *hfi = data;
 	unsigned int tries = 0, retry_us = PERCS_AUTO_RETRY_US;
-	ktime_t last_work = ktime_get();
+	ktime_t last_work = ktime_get(), contended = 0;
 
 	while (!kthread_should_stop()) {
 		if (kthread_should_park()) {
@@ -124,16 +137,23 @@ static int percs_poll_thread(void *data)
 		    !single_task_running()) {
 			if (percs_poll_move(&tries))
 				continue;
+			if (percs_poll_contended(&contended)) {
+				tries = 0;
+				contended = 0;
+				/* Each wake-up that finds no CPU waits twice as long. */
+				WRITE_ONCE(hfi->poll_retry_us, retry_us);
+				retry_us = min(2 * retry_us,
+					       PERCS_AUTO_RETRY_MAX_US);
+				percs_poll_sleep(hfi, true);
+				last_work = ktime_get();
+				continue;
+			}
+			/* serve the window meanwhile; cond_resched() below */
+		} else {
 			tries = 0;
-			/* Each wake-up that finds no CPU waits twice as long. */
-			WRITE_ONCE(hfi->poll_retry_us, retry_us);
-			retry_us = min(2 * retry_us, PERCS_AUTO_RETRY_MAX_US);
-			percs_poll_sleep(hfi, true);
-			last_work = ktime_get();
-			continue;
+			contended = 0;
+			retry_us = PERCS_AUTO_RETRY_US;
 		}
-		tries = 0;
-		retry_us = PERCS_AUTO_RETRY_US;
 		if (percs_poll_pass(hfi, 0)) {
 			last_work = ktime_get();
 			cond_resched();
