@@ -368,6 +368,56 @@ void percs_debugfs_init(struct percs_dev *pd)
 			    &percs_link_error_fops);
 }
 
+static int percs_poll_park_show(struct seq_file *m, void *unused)
+{
+	struct percs_dev *pd = m->private;
+
+	seq_printf(m, "%u\n", READ_ONCE(pd->poll_park));
+	return 0;
+}
+
+static int percs_poll_park_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, percs_poll_park_show, inode->i_private);
+}
+
+/* 1 parks every HFI's polling thread, 0 lets them run; nothing else. */
+static ssize_t percs_poll_park_write(struct file *file,
+				     const char __user *buf, size_t len,
+				     loff_t *ppos)
+{
+	struct percs_dev *pd = ((struct seq_file *)file->private_data)->private;
+	u32 v;
+	int ret;
+
+	ret = kstrtou32_from_user(buf, len, 0, &v);
+	if (ret)
+		return ret;
+	if (v > 1)
+		return -EINVAL;
+	ret = percs_poll_park_set(pd, v);
+	return ret ? ret : len;
+}
+
+static const struct file_operations percs_poll_park_fops = {
+	.owner = THIS_MODULE,
+	.open = percs_poll_park_open,
+	.read = seq_read,
+	.write = percs_poll_park_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/**
+ * percs_debugfs_hfi_init() - the files that need the HFIs: poll_park
+ * @pd: the system, its HFIs created
+ */
+void percs_debugfs_hfi_init(struct percs_dev *pd)
+{
+	debugfs_create_file("poll_park", 0644, pd->debugfs, pd,
+			    &percs_poll_park_fops);
+}
+
 /**
  * percs_debugfs_exit() - remove /sys/kernel/debug/percs
  * @pd: the system

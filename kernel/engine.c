@@ -32,9 +32,12 @@
  *	drop below %PERCS_RDMA_MAX_OPS
  * @amo_full: an atomic descriptor waits for room among the window's
  *	outstanding atomics (atomic.c)
+ * @sent: send descriptors consumed (immediate slots, FIFO entries
+ *	other than pads), for &percs_status.sent_polled and sent_kicked
  */
 struct percs_pass {
 	int moved;
+	unsigned int sent;
 	bool blocked;
 	u32 blocked_on;
 	bool bad_index;
@@ -101,6 +104,7 @@ static void percs_engine_complete(struct percs_window *w,
 	bool asked = h->flags & (PERCS_PKT_F_NOTIFY | PERCS_PKT_F_NOTIFY_REMOTE);
 
 	p->moved++;
+	p->sent++;
 	if (res >= 0) {
 		WRITE_ONCE(w->st->packets_sent, w->st->packets_sent + 1);
 		if (res == PERCS_FIFO_HELD || !asked)
@@ -210,6 +214,7 @@ static void percs_engine_run_fifo(struct percs_window *w, struct percs_pass *p)
 				break;
 			}
 			p->moved++;
+			p->sent++;
 			w->send_head += units;
 			continue;
 		}
@@ -221,6 +226,7 @@ static void percs_engine_run_fifo(struct percs_window *w, struct percs_pass *p)
 			if (percs_coll_post(w, &h, unit + sizeof(h)))
 				break;
 			p->moved++;
+			p->sent++;
 			w->send_head += units;
 			continue;
 		}
@@ -231,6 +237,7 @@ static void percs_engine_run_fifo(struct percs_window *w, struct percs_pass *p)
 				break;
 			}
 			p->moved++;
+			p->sent++;
 			w->send_head += units;
 			continue;
 		}
@@ -276,6 +283,44 @@ static void percs_engine_update_blocked(struct percs_window *w,
 	}
 }
 
+/*
+ * The polling thread's part of a pass, under send_lock: beat, and clear
+ * NEED_WAKEUP (an awake pass); count the descriptors by who consumed them.
+ */
+static void percs_engine_account(struct percs_window *w,
+				 unsigned int kick_flags,
+				 const struct percs_pass *p)
+{
+	if (kick_flags & PERCS_ENGINE_F_POLLER) {
+		w->poll_beat++;
+		WRITE_ONCE(w->st->poll_beat, w->poll_beat);
+		if (!(kick_flags & PERCS_ENGINE_F_SLEEPING) &&
+		    (READ_ONCE(w->st->flags) & PERCS_STATUS_NEED_WAKEUP))
+			percs_status_clear(w, PERCS_STATUS_NEED_WAKEUP);
+		if (p->sent) {
+			w->sent_polled += p->sent;
+			WRITE_ONCE(w->st->sent_polled, w->sent_polled);
+		}
+	} else if (p->sent) {
+		w->sent_kicked += p->sent;
+		WRITE_ONCE(w->st->sent_kicked, w->sent_kicked);
+	}
+}
+
+/**
+ * percs_engine_count_kick() - count a kick system call on the window
+ * @w: the window
+ */
+void percs_engine_count_kick(struct percs_window *w)
+{
+	spin_lock(&w->send_lock);
+	if (!w->dead) {
+		w->kicks++;
+		WRITE_ONCE(w->st->kicks, w->kicks);
+	}
+	spin_unlock(&w->send_lock);
+}
+
 /* One pass under the send lock; Return: as percs_engine_run(). */
 static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 			     bool *more)
@@ -316,6 +361,7 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 	/* The pass's packets on the cached route, on its links at once. */
 	percs_isr_flush(w->hfi->pd, &w->route);
 	percs_engine_update_blocked(w, &p);
+	percs_engine_account(w, kick_flags, &p);
 	/*
 	 * Send space was freed: wake poll(POLLOUT) waiters.  poll(2) reads
 	 * send_head under send_lock, so no barrier is needed.
@@ -331,7 +377,9 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 /**
  * percs_engine_run() - run the send side of a window, in atomic context
  * @w: the window
- * @kick_flags: PERCS_KICK_F_SEND and/or PERCS_KICK_F_IMM
+ * @kick_flags: PERCS_KICK_F_SEND and/or PERCS_KICK_F_IMM, with
+ *	PERCS_ENGINE_F_POLLER (and PERCS_ENGINE_F_SLEEPING) from the polling
+ *	thread
  *
  * One pass of at most %PERCS_ENGINE_BUDGET FIFO packets.
  *
@@ -407,7 +455,8 @@ void percs_engine_wake(struct percs_dev *pd, u32 gid)
 unsigned int percs_engine_next_flags(unsigned int kick_flags,
 				     unsigned int passes)
 {
-	BUILD_BUG_ON(PERCS_ENGINE_F_DRAIN & PERCS_KICK_F_ALL);
+	BUILD_BUG_ON((PERCS_ENGINE_F_DRAIN | PERCS_ENGINE_F_POLLER |
+		      PERCS_ENGINE_F_SLEEPING) & PERCS_KICK_F_ALL);
 	if (passes < PERCS_KICK_MAX_PASSES)
 		return kick_flags;
 	return (kick_flags & ~PERCS_KICK_F_IMM) | PERCS_ENGINE_F_DRAIN;

@@ -119,6 +119,10 @@ static int percs_ioctl_window_reserve(struct percs_ucmd *ucmd)
 }
 
 /* A free window answers ENOENT with the answer filled in all the same. */
+/* The first ABI version's query ends here (the table's minimum size). */
+static_assert(offsetofend(struct percs_window_query, send_blocked) ==
+	      PERCS_WINDOW_QUERY_SIZE_VER0);
+
 static int percs_ioctl_window_query(struct percs_ucmd *ucmd)
 {
 	int ret;

@@ -88,6 +88,7 @@ static int __init percs_init(void)
 	percs->windows_per_hfi = windows_per_hfi;
 	percs->nr_hfis = percs->topo.nr_hubs * PERCS_HFIS_PER_HUB;
 	spin_lock_init(&percs->blocked_lock);
+	mutex_init(&percs->poll_park_lock);
 	INIT_LIST_HEAD(&percs->blocked);
 	percs_job_init(percs);
 	percs_quota_init(percs);
@@ -107,6 +108,7 @@ static int __init percs_init(void)
 	ret = percs_hfi_init_all(percs);
 	if (ret)
 		goto out_cau;
+	percs_debugfs_hfi_init(percs);
 
 	percs_kapi_init(percs);
 	pr_info("%u supernodes x %u hubs, %u links, %u HFIs, %u windows each\n",

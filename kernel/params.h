@@ -110,6 +110,27 @@
  */
 #define PERCS_KICK_MAX_PASSES	256
 
+/*
+ * Auto mode: after the polling thread stepped aside for another task,
+ * kicks of auto windows wake it again at most this often (poll.c), the
+ * delay doubling up to the maximum while every wake-up finds every CPU
+ * busy.  A wake-up that moves the thread over the CPUs and steps aside
+ * costs some tens of microseconds on a TCG VM: at the maximum, well under
+ * 1% of the CPUs that are busy with other work.
+ */
+#define PERCS_AUTO_RETRY_US	1000
+#define PERCS_AUTO_RETRY_MAX_US	32000
+
+/*
+ * Auto mode: the polling thread steps aside only when another task has
+ * wanted its CPU (and no other CPU was free) for this long.  Kernel
+ * threads that wake for a moment on the thread's CPU (kworkers, RCU,
+ * timers) get it through cond_resched() and are gone within it; a process
+ * that spins on the CPU is not.  A TCG VM's kworker runs take some tens
+ * of microseconds.
+ */
+#define PERCS_AUTO_CONTEND_US	200
+
 /* Pages pinned per pin_user_pages() call before a resched check. */
 #define PERCS_MR_PIN_BATCH	512
 

@@ -24,9 +24,13 @@
  *                                    takes c->lock)
  *  clock ctl->lock         mutex     the clock page's rewrites      process
  *   (clock.c)                        (recalibration); leaf
+ *  pd->poll_park_lock      mutex     the poll_park debugfs knob's   process
+ *   (poll.c)                         writers; hfi->lock inside it
  *  hfi->lock               mutex     reservation and release, the   process
- *                                    window table, the poll list;
- *                                    never held with pd->cau.lock
+ *                                    window table, the poll list,
+ *                                    starting and parking the
+ *                                    polling thread; never held
+ *                                    with pd->cau.lock
  *  pd->cau.lock            mutex     CAU tree set-up and ending     process
  *                                    (cau.c), pd->cau.used; inside
  *                                    it: pd->cau.trees (xa), a
@@ -218,10 +222,18 @@ struct percs_hfi_stats {
  * @in_use: windows reserved
  * @claimed: indices taken by a reservation that is answering its caller
  *	and not yet published, under @lock
- * @poll_list: windows in poll mode, RCU list written under @lock
- * @poll_thread: the polling engine, started with the first poll window
+ * @poll_list: windows in poll and auto mode, RCU list written under @lock
+ * @nr_poll_strict: windows in poll mode (not auto) on @poll_list, written
+ *	under @lock; while there are any the thread never steps aside
+ * @poll_thread: the polling engine, started with the first poll or auto
+ *	window
+ * @poll_parked: @poll_thread is parked (debugfs poll_park), under @lock
  * @poll_wq: where the polling engine sleeps
  * @poll_wake: set by a kick to wake the polling engine
+ * @poll_aside_ns: ktime (ns) at which the engine last stepped aside
+ *	because another task wanted its CPU, 0 while it runs or sleeps idle;
+ *	auto-mode kicks wake it again only @poll_retry_us later
+ * @poll_retry_us: that delay, written by the engine
  * @stats: packets sent from this HFI by route class, per CPU
  */
 struct percs_hfi {
@@ -236,9 +248,13 @@ struct percs_hfi {
 	u32 in_use;
 	unsigned long *claimed;
 	struct list_head poll_list;
+	u32 nr_poll_strict;
 	struct task_struct *poll_thread;
+	bool poll_parked;
 	wait_queue_head_t poll_wq;
 	atomic_t poll_wake;
+	u64 poll_aside_ns;
+	u32 poll_retry_us;
 	struct percs_hfi_stats __percpu *stats;
 };
 
@@ -398,6 +414,9 @@ struct percs_isr {
  * @users_lock: protects @users and @nr_users (quota.c)
  * @users: per-user quota entries, hashed by uid
  * @nr_users: entries of @users
+ * @poll_park_lock: serialises writers of the poll_park knob
+ * @poll_park: the polling threads are to be parked (debugfs poll_park),
+ *	written under @poll_park_lock, read under an hfi->lock
  */
 struct percs_dev {
 	struct fm_topology topo;
@@ -428,6 +447,8 @@ struct percs_dev {
 	spinlock_t users_lock;
 	struct hlist_head users[1 << PERCS_USERS_HASH_BITS];
 	unsigned int nr_users;
+	struct mutex poll_park_lock;
+	bool poll_park;
 };
 
 /**
@@ -571,6 +592,11 @@ struct percs_amo_win {
  * @blocked_on: global window id the send FIFO waits for
  * @retry_gen: the last retry that took this window (under blocked_lock)
  * @poll_node: entry in hfi->poll_list
+ * @poll_beat: the polling thread's passes over the window (published in
+ *	@st), under @send_lock
+ * @sent_polled: descriptors the polling thread consumed, under @send_lock
+ * @sent_kicked: descriptors consumed in a kick or a work item, same
+ * @kicks: kick and fsync system calls on the window, same
  * @wq: poll(2) waiters
  * @mrs: memory registrations by handle slot (nmmu.c); each entry holds a
  *	reference to its &struct percs_mr
@@ -626,6 +652,10 @@ struct percs_window {
 	u32 blocked_on;
 	u64 retry_gen;
 	struct list_head poll_node;
+	u64 poll_beat;
+	u64 sent_polled;
+	u64 sent_kicked;
+	u64 kicks;
 	wait_queue_head_t wq;
 	struct xarray mrs;
 	atomic_t mr_gen;
@@ -634,6 +664,17 @@ struct percs_window {
 	struct percs_amo_win amo;
 	struct rcu_head rcu;
 };
+
+/**
+ * percs_window_polled() - does the HFI's polling thread serve the window
+ * @w: the window
+ *
+ * Return: true in poll and auto mode.
+ */
+static inline bool percs_window_polled(const struct percs_window *w)
+{
+	return w->flags & (PERCS_WINDOW_F_POLL | PERCS_WINDOW_F_AUTO);
+}
 
 /* A window's global id: unique over the system, for the blocked list. */
 static inline u32 percs_window_gid(const struct percs_window *w)
@@ -916,6 +957,13 @@ void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
  * transfers posted (percs_engine_next_flags()).
  */
 #define PERCS_ENGINE_F_DRAIN	(1U << 31)
+/*
+ * PERCS_ENGINE_F_POLLER: the pass is the polling thread's: beat, count its
+ * sends as polled and clear NEED_WAKEUP; with PERCS_ENGINE_F_SLEEPING too
+ * it is the last look before the thread sleeps, which leaves the flag set.
+ */
+#define PERCS_ENGINE_F_POLLER	(1U << 30)
+#define PERCS_ENGINE_F_SLEEPING	(1U << 29)
 int percs_engine_run(struct percs_window *w, unsigned int kick_flags);
 int percs_engine_kick(struct percs_window *w, unsigned int kick_flags);
 void percs_engine_wake(struct percs_dev *pd, u32 gid);
@@ -924,12 +972,15 @@ unsigned int percs_engine_next_flags(unsigned int kick_flags,
 int percs_engine_step(struct percs_window *w, unsigned int kick_flags,
 		      bool *more);
 void percs_engine_credit(struct percs_window *w);
+void percs_engine_count_kick(struct percs_window *w);
 void percs_engine_unblock(struct percs_window *w);
 
 /* poll.c */
 int percs_poll_start(struct percs_hfi *hfi);
 void percs_poll_stop(struct percs_hfi *hfi);
 void percs_poll_kick(struct percs_hfi *hfi);
+void percs_poll_auto_kick(struct percs_hfi *hfi);
+int percs_poll_park_set(struct percs_dev *pd, bool park);
 
 /* quota.c */
 struct percs_user *percs_quota_charge(struct percs_dev *pd,
@@ -961,6 +1012,7 @@ void percs_kapi_exit(void);
 
 /* debugfs.c */
 void percs_debugfs_init(struct percs_dev *pd);
+void percs_debugfs_hfi_init(struct percs_dev *pd);
 void percs_debugfs_exit(struct percs_dev *pd);
 
 /*

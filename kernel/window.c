@@ -45,6 +45,10 @@ static int percs_window_check_request(struct percs_dev *pd,
 	if (req->flags & ~PERCS_WINDOW_F_ALL || req->job_key ||
 	    req->fd || req->imm_slots || req->cq_entries)
 		return -EINVAL;
+	/* One engine mode: poll and auto exclude each other. */
+	if ((req->flags & PERCS_WINDOW_F_POLL) &&
+	    (req->flags & PERCS_WINDOW_F_AUTO))
+		return -EINVAL;
 	if (!percs_fifo_size_ok(req->send_fifo_size) ||
 	    !percs_fifo_size_ok(req->recv_fifo_size))
 		return -EINVAL;
@@ -248,6 +252,12 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	ret = percs_window_alloc_regions(w, req);
 	if (ret)
 		goto out_free;
+	/*
+	 * Kick until the polling thread's first awake pass over the window
+	 * clears the flag: until then nothing shows that it runs.
+	 */
+	if (percs_window_polled(w))
+		percs_status_set(w, PERCS_STATUS_NEED_WAKEUP);
 	ret = percs_job_join(pd, req->job_fd, w);
 	if (ret)
 		goto out_regions;
@@ -262,7 +272,7 @@ int percs_window_reserve(struct percs_hfi *hfi,
 
 	mutex_lock(&hfi->lock);
 	idx = percs_window_claim_index(hfi, req->window);
-	if (idx >= 0 && (w->flags & PERCS_WINDOW_F_POLL)) {
+	if (idx >= 0 && percs_window_polled(w)) {
 		ret = percs_poll_start(hfi);
 		if (ret) {
 			__clear_bit(idx, hfi->claimed);
@@ -296,11 +306,13 @@ int percs_window_reserve(struct percs_hfi *hfi,
 	__clear_bit(idx, hfi->claimed);
 	rcu_assign_pointer(hfi->windows[idx], w);
 	WRITE_ONCE(hfi->in_use, hfi->in_use + 1);
-	if (w->flags & PERCS_WINDOW_F_POLL)
+	if (percs_window_polled(w))
 		list_add_tail_rcu(&w->poll_node, &hfi->poll_list);
+	if (w->flags & PERCS_WINDOW_F_POLL)
+		WRITE_ONCE(hfi->nr_poll_strict, hfi->nr_poll_strict + 1);
 	mutex_unlock(&hfi->lock);
 	/* A sleeping engine would not see the new window: wake it. */
-	if (w->flags & PERCS_WINDOW_F_POLL)
+	if (percs_window_polled(w))
 		percs_poll_kick(hfi);
 	fd_install(fd, file);
 	return fd;
@@ -337,8 +349,11 @@ static void percs_window_teardown(struct percs_window *w)
 	if (rcu_access_pointer(hfi->windows[w->index]) == w) {
 		RCU_INIT_POINTER(hfi->windows[w->index], NULL);
 		WRITE_ONCE(hfi->in_use, hfi->in_use - 1);
-		if (w->flags & PERCS_WINDOW_F_POLL)
+		if (percs_window_polled(w))
 			list_del_rcu(&w->poll_node);
+		if (w->flags & PERCS_WINDOW_F_POLL)
+			WRITE_ONCE(hfi->nr_poll_strict,
+				   hfi->nr_poll_strict - 1);
 	} else {
 		/*
 		 * Never published (its reservation failed in its answer):
@@ -454,7 +469,9 @@ void percs_window_destroy_kernel(struct percs_window *w)
  * @flags: PERCS_KICK_F_*, at least one
  *
  * Kick mode runs the engine for @w in the caller's context; poll mode
- * wakes the HFI's polling engine.
+ * wakes the HFI's polling engine; auto mode runs it here and then lets the
+ * polling engine take the window back (percs_poll_auto_kick()).  Every
+ * call counts in the window's &percs_status.kicks.
  *
  * Return: packets moved (0 in poll mode or without SEND and IMM), or
  * -EINVAL (a trigger beyond what the FIFO holds), -EINTR (a fatal signal
@@ -462,6 +479,9 @@ void percs_window_destroy_kernel(struct percs_window *w)
  */
 int percs_window_kick(struct percs_window *w, unsigned int flags)
 {
+	int ret;
+
+	percs_engine_count_kick(w);
 	if (flags & PERCS_KICK_F_CREDIT)
 		percs_engine_credit(w);
 	if (w->flags & PERCS_WINDOW_F_POLL) {
@@ -470,7 +490,11 @@ int percs_window_kick(struct percs_window *w, unsigned int flags)
 	}
 	if (!(flags & (PERCS_KICK_F_SEND | PERCS_KICK_F_IMM)))
 		return 0;
-	return percs_engine_kick(w, flags);
+	ret = percs_engine_kick(w, flags);
+	/* Auto: the work is done here; the thread may take over again. */
+	if (w->flags & PERCS_WINDOW_F_AUTO)
+		percs_poll_auto_kick(w->hfi);
+	return ret;
 }
 
 /*
@@ -580,6 +604,9 @@ int percs_window_query(struct percs_hfi *hfi, struct percs_window_query *q)
 	q->packets_received = READ_ONCE(w->st->packets_received);
 	q->send_errors = READ_ONCE(w->st->send_errors);
 	q->send_blocked = READ_ONCE(w->st->send_blocked);
+	q->sent_polled = READ_ONCE(w->st->sent_polled);
+	q->sent_kicked = READ_ONCE(w->st->sent_kicked);
+	q->kicks = READ_ONCE(w->st->kicks);
 	mutex_unlock(&hfi->lock);
 	return 0;
 }

@@ -21,25 +21,6 @@
 #define LP_CLOCK_SPINS		64
 #define LP_CLOCK_STUCK_NS	1000000000ull
 
-#if defined(__x86_64__) || defined(__i386__)
-#define LP_HAVE_TSC 1
-/* The TSC, read in program order: after earlier loads, before later ones. */
-static inline uint64_t lp_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence"
-			     : "=a"(lo), "=d"(hi) : : "memory");
-	return (uint64_t)hi << 32 | lo;
-}
-#else
-#define LP_HAVE_TSC 0
-static inline uint64_t lp_rdtsc(void)
-{
-	return 0;
-}
-#endif
-
 /*
  * (delta * mult) >> shift with the 96-bit product, shift <= 32: the low
  * and high 32 bits of delta separately (the kernel's mul_u64_u32_shr()).

@@ -143,6 +143,13 @@ int percs_cq_poll(struct percs_window *w, struct percs_cqe *cqe, int max)
 	/* Release: our reads of the entries happen before the HFI reuses them. */
 	if (q->head != head)
 		lp_store_release(&w->db->cq_head, q->head);
+	/* Auto mode, nothing came: the entry may wait on our unsent request. */
+	if (!n && max && lp_unlikely(w->au.on)) {
+		int k = lp_auto_progress(w);
+
+		if (k)
+			return k;
+	}
 	return (int)n;
 }
 

@@ -429,7 +429,15 @@ const struct percs_pkt_hdr *percs_recv_peek(struct percs_window *w)
 		w->rstash.peeked = true;
 		return &w->rstash.head->hdr;
 	}
-	return rq_next(w, &h) ? NULL : h;
+	if (!rq_next(w, &h))
+		return h;
+	/*
+	 * Auto mode: the answer may wait on our own request; a failed kick
+	 * leaves the window's error, which the next send or wait reports.
+	 */
+	if (lp_unlikely(w->au.on))
+		(void)lp_auto_progress(w);
+	return NULL;
 }
 
 void percs_recv_consume(struct percs_window *w)
@@ -493,6 +501,13 @@ int percs_recv(struct percs_window *w, struct percs_pkt_hdr *hdr, void *buf,
 		/* Idle: hand back whatever we still hold. */
 		if (ret == -EAGAIN && q->head != q->credited)
 			percs_recv_credit(w);
+		/* Auto mode: the answer may wait on our own unsent request. */
+		if (ret == -EAGAIN && lp_unlikely(w->au.on)) {
+			int k = lp_auto_progress(w);
+
+			if (k)
+				return k;
+		}
 		return ret;
 	}
 	ret = recv_copy_out(h, hdr, buf, cap);

@@ -97,6 +97,7 @@ static bool is_pow2(uint64_t v)
 int lp_window_new(const struct lp_layout *l, int fd, struct percs_window **out)
 {
 	struct percs_window *w;
+	int ret;
 
 	if (!is_pow2(l->send_fifo_size) || !is_pow2(l->recv_fifo_size) ||
 	    l->send_fifo_size < PERCS_FIFO_MIN_SIZE ||
@@ -113,12 +114,18 @@ int lp_window_new(const struct lp_layout *l, int fd, struct percs_window **out)
 	w->status = l->status;
 	w->kick = lp_kick_ioctl;
 	w->doorbell = lp_doorbell_sync;
-	w->poll = l->flags & PERCS_WINDOW_F_POLL;
+	w->wflags = l->flags;
+	w->poll = l->flags & (PERCS_WINDOW_F_POLL | PERCS_WINDOW_F_AUTO);
 	w->fd = fd;
 	w->addr = l->addr;
 	/* A page of another layout version is no clock we can read. */
 	if (l->clock && lp_load_relaxed(&l->clock->version) == PERCS_CLOCK_VERSION)
 		w->clock.page = l->clock;
+	ret = lp_auto_init(w);
+	if (ret) {
+		free(w);
+		return ret;
+	}
 
 	/* Start wherever the doorbell says (zero for a fresh window). */
 	w->sq.base = l->send_fifo;
@@ -171,6 +178,33 @@ static bool region_ok(const struct percs_window_reserve *r, int id, size_t min,
 	       (!writable || (reg->flags & PERCS_REGION_F_WRITABLE));
 }
 
+/*
+ * The engine mode: PERCS_WINDOW_F_POLL or _AUTO as asked, kick mode for
+ * PERCS_WINDOW_ATTR_KICK, else PERCS_WINDOW_MODE (kick, poll or auto) if
+ * set, else auto.  Return: 0, or -EINVAL for two modes at once or a bad
+ * PERCS_WINDOW_MODE.
+ */
+static int window_mode(uint32_t flags, uint32_t *out)
+{
+	uint32_t modes = PERCS_WINDOW_F_POLL | PERCS_WINDOW_F_AUTO |
+			 PERCS_WINDOW_ATTR_KICK;
+	const char *env;
+
+	if (__builtin_popcount(flags & modes) > 1)
+		return -EINVAL;
+	*out = flags & ~PERCS_WINDOW_ATTR_KICK;
+	if (flags & modes)
+		return 0;
+	env = getenv("PERCS_WINDOW_MODE");
+	if (!env || !strcmp(env, "auto"))
+		*out |= PERCS_WINDOW_F_AUTO;
+	else if (!strcmp(env, "poll"))
+		*out |= PERCS_WINDOW_F_POLL;
+	else if (strcmp(env, "kick"))
+		return -EINVAL;
+	return 0;
+}
+
 int percs_window_reserve(struct percs_hfi *hfi,
 			 const struct percs_window_attr *attr,
 			 struct percs_window **out)
@@ -186,7 +220,9 @@ int percs_window_reserve(struct percs_hfi *hfi,
 
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
-	r.flags = attr->flags;
+	err = window_mode(attr->flags, &r.flags);
+	if (err)
+		return err;
 	r.send_fifo_size = attr->send_fifo_size ? attr->send_fifo_size :
 						  PERCS_FIFO_DEF_SIZE;
 	r.recv_fifo_size = attr->recv_fifo_size ? attr->recv_fifo_size :
@@ -301,6 +337,11 @@ const volatile struct percs_status *percs_window_status(const struct percs_windo
 	return w->status;
 }
 
+uint32_t percs_window_mode(const struct percs_window *w)
+{
+	return w->wflags & (PERCS_WINDOW_F_POLL | PERCS_WINDOW_F_AUTO);
+}
+
 int percs_kick(struct percs_window *w, unsigned int flags)
 {
 	return w->kick(w, flags);
@@ -347,6 +388,10 @@ int percs_wait(struct percs_window *w, int timeout_ms)
 	/* Non-fetching atomics the library holds to pack go before we sleep. */
 	n = lp_amo_flush(w);
 	if (n && n != -EAGAIN)
+		return n;
+	/* Auto mode: what we sent moves before we sleep on its answer. */
+	n = lp_auto_progress(w);
+	if (n)
 		return n;
 	/*
 	 * The HFI reports POLLIN while its view of our receive FIFO is not

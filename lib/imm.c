@@ -31,8 +31,7 @@ int imm_post(struct percs_window *w, const struct percs_pkt_hdr *h,
 			 * drain them (kick mode, or a sleeping poller) before
 			 * answering busy.
 			 */
-			if (w->poll && !(lp_load_relaxed(&w->status->flags) &
-					 PERCS_STATUS_NEED_WAKEUP))
+			if (w->poll && lp_engine_live(w))
 				return -EAGAIN;
 			ret = w->doorbell(w, PERCS_KICK_F_IMM);
 			if (ret < 0)

@@ -241,6 +241,42 @@ struct lp_clock {
 	const struct lp_clock_hooks *hooks;
 };
 
+#if defined(__x86_64__) || defined(__i386__)
+#define LP_HAVE_TSC 1
+/* The TSC, read in program order: after earlier loads, before later ones. */
+static inline uint64_t lp_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence"
+			     : "=a"(lo), "=d"(hi) : : "memory");
+	return (uint64_t)hi << 32 | lo;
+}
+#else
+#define LP_HAVE_TSC 0
+static inline uint64_t lp_rdtsc(void)
+{
+	return 0;
+}
+#endif
+
+/**
+ * struct lp_auto - auto mode's view of the polling thread (auto.c)
+ * @on: the window is in auto mode (PERCS_WINDOW_F_AUTO)
+ * @tsc: @since and @bound count TSC cycles, else nanoseconds
+ * @beat: the last &percs_status.poll_beat seen
+ * @since: when @beat was first seen unchanged; 0: not yet
+ * @bound: how long a beat may stand still before the thread counts as
+ *	stopped (PERCS_AUTO_STALE_US, LP_AUTO_STALE_US by default)
+ */
+struct lp_auto {
+	bool on;
+	bool tsc;
+	uint64_t beat;
+	uint64_t since;
+	uint64_t bound;
+};
+
 /**
  * struct percs_window - one reserved window
  * @db: doorbell page (ours to write)
@@ -248,7 +284,10 @@ struct lp_clock {
  * @kick: runs PERCS_IOC_KICK; the unit tests replace it with a fake HFI
  * @doorbell: the plain send/immediate doorbell (fdatasync(2) on the
  *	window, cheaper than the ioctl); the unit tests replace it too
- * @poll: polling engine: kick only on PERCS_STATUS_NEED_WAKEUP
+ * @poll: polling engine (poll or auto mode): kick only on
+ *	PERCS_STATUS_NEED_WAKEUP or, in auto mode, a beat that stopped
+ * @au: auto mode's state
+ * @wflags: the PERCS_WINDOW_F_* flags the window was reserved with
  * @fd: the window fd, -1 for a test window
  * @sq: send FIFO state
  * @rq: receive FIFO state
@@ -269,6 +308,8 @@ struct percs_window {
 	int (*kick)(struct percs_window *w, unsigned int flags);
 	int (*doorbell)(struct percs_window *w, unsigned int flags);
 	bool poll;
+	struct lp_auto au;
+	uint32_t wflags;
 	int fd;
 	struct lp_sq sq;
 	struct lp_rq rq;
@@ -674,11 +715,46 @@ LP_HIDDEN int lp_sched_bcast(struct lp_sw_req *s, unsigned int root,
 			     uint8_t *buf, size_t len);
 LP_HIDDEN int lp_sched_barrier(struct lp_sw_req *s, unsigned int algo);
 
+/* auto.c */
+LP_HIDDEN int lp_auto_init(struct percs_window *w);
+LP_HIDDEN bool lp_auto_stale_slow(struct percs_window *w);
+LP_HIDDEN int lp_auto_progress(struct percs_window *w);
+
+/*
+ * Auto mode: has the polling thread's beat stood still for longer than
+ * the bound?  A beat that moved since the last look is the cheap answer
+ * (one load); only a beat that did not reads the time.
+ */
+static inline bool lp_auto_stale(struct percs_window *w)
+{
+	uint64_t beat = lp_load_relaxed(&w->status->poll_beat);
+
+	if (lp_likely(beat != w->au.beat)) {
+		w->au.beat = beat;
+		w->au.since = 0;
+		return false;
+	}
+	return lp_auto_stale_slow(w);
+}
+
+/*
+ * Will the polling thread consume what was published without a kick?
+ * Poll mode: unless it announced that it sleeps.  Auto mode: also unless
+ * its beat stopped (it has no CPU, or is parked).
+ */
+static inline bool lp_engine_live(struct percs_window *w)
+{
+	if (lp_load_relaxed(&w->status->flags) & PERCS_STATUS_NEED_WAKEUP)
+		return false;
+	return !w->au.on || !lp_auto_stale(w);
+}
+
 /*
  * The tail of the doorbell handshake after a producer index was stored:
- * kick mode always kicks; poll mode kicks only if the polling engine
- * announced it sleeps.  The full barrier orders our tail store before the
- * flag load, pairing with the engine's flag store, barrier, tail re-check.
+ * kick mode always kicks; poll and auto mode kick only if the polling
+ * engine is not live (lp_engine_live()).  The full barrier orders our tail
+ * store before the flag load, pairing with the engine's flag store,
+ * barrier, tail re-check.  In auto mode the kick runs the engine here.
  */
 static inline int lp_notify(struct percs_window *w, unsigned int flags)
 {
@@ -686,8 +762,7 @@ static inline int lp_notify(struct percs_window *w, unsigned int flags)
 
 	if (w->poll) {
 		lp_smp_mb();
-		if (!(lp_load_relaxed(&w->status->flags) &
-		      PERCS_STATUS_NEED_WAKEUP))
+		if (lp_engine_live(w))
 			return 0;
 	}
 	ret = w->doorbell(w, flags);

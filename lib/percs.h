@@ -95,9 +95,20 @@ int percs_job_key(int job_fd, uint32_t *key);
  */
 int percs_job_default(struct percs_hfi *hfi);
 
+/*
+ * percs_window_attr.flags, beside PERCS_WINDOW_F_POLL and _AUTO: kick mode,
+ * asked for explicitly (the library's own flag, never passed to the
+ * kernel).  With none of the three the window takes the default mode.
+ */
+#define PERCS_WINDOW_ATTR_KICK	(1U << 30)
+
 /**
  * struct percs_window_attr - what to reserve
- * @flags: PERCS_WINDOW_F_* (PERCS_WINDOW_F_POLL: polling engine)
+ * @flags: the engine mode, at most one of PERCS_WINDOW_F_POLL (the HFI's
+ *	polling thread), PERCS_WINDOW_F_AUTO (the polling thread while it
+ *	runs, else the caller: the hybrid) and PERCS_WINDOW_ATTR_KICK (the
+ *	caller, on a kick); none: the PERCS_WINDOW_MODE environment variable
+ *	("kick", "poll" or "auto") if set, else auto
  * @send_fifo_size: bytes, power of two; 0 means PERCS_FIFO_DEF_SIZE
  * @recv_fifo_size: bytes, power of two; 0 means PERCS_FIFO_DEF_SIZE
  * @job_fd: the job to join: a job fd, or 0 for percs_job_default()
@@ -117,8 +128,9 @@ struct percs_window_attr {
  * @attr: what to reserve
  * @out: the window
  * Return: 0, -ENOSPC when every window is taken, -EBUSY when the named
- * window is taken, -EINVAL for bad sizes or flags or a @job_fd that is
- * not a job, -EBADF for a @job_fd that is not open, -EDQUOT beyond the
+ * window is taken, -EINVAL for bad sizes or flags (two engine modes at
+ * once), a bad PERCS_WINDOW_MODE or PERCS_AUTO_STALE_US, or a @job_fd
+ * that is not a job, -EBADF for a @job_fd that is not open, -EDQUOT beyond the
  * user's quota, or another -errno.
  */
 int percs_window_reserve(struct percs_hfi *hfi,
@@ -143,6 +155,13 @@ struct percs_addr percs_window_addr(const struct percs_window *w);
 
 /** percs_window_status() - the window's mapped status page (read-only) */
 const volatile struct percs_status *percs_window_status(const struct percs_window *w);
+
+/**
+ * percs_window_mode() - the window's engine mode
+ * @w: the window
+ * Return: PERCS_WINDOW_F_POLL, PERCS_WINDOW_F_AUTO or 0 (kick mode).
+ */
+uint32_t percs_window_mode(const struct percs_window *w);
 
 /**
  * percs_kick() - run the engine (kick mode) or wake it (poll mode)

@@ -23,15 +23,19 @@ struct hfi_ioctl {
 	const char *name;
 	unsigned long cmd;
 	size_t size;
+	size_t min;	/* the first ABI version's size */
 };
 
 static const struct hfi_ioctl hfi_ioctls[] = {
-	{ "HFI_INFO", PERCS_IOC_HFI_INFO, sizeof(struct percs_hfi_info) },
+	{ "HFI_INFO", PERCS_IOC_HFI_INFO, sizeof(struct percs_hfi_info),
+	  sizeof(struct percs_hfi_info) },
 	{ "WINDOW_RESERVE", PERCS_IOC_WINDOW_RESERVE,
+	  sizeof(struct percs_window_reserve),
 	  sizeof(struct percs_window_reserve) },
 	{ "WINDOW_QUERY", PERCS_IOC_WINDOW_QUERY,
-	  sizeof(struct percs_window_query) },
-	{ "JOB_CREATE", PERCS_IOC_JOB_CREATE, sizeof(struct percs_job_create) },
+	  sizeof(struct percs_window_query), PERCS_WINDOW_QUERY_SIZE_VER0 },
+	{ "JOB_CREATE", PERCS_IOC_JOB_CREATE, sizeof(struct percs_job_create),
+	  sizeof(struct percs_job_create) },
 };
 
 /* The job of the test's windows (made by the fixture). */
@@ -103,7 +107,7 @@ FIXTURE_TEARDOWN(hfi)
 		close(self->hfd);
 }
 
-/* size 0 and every size below the struct: EINVAL. */
+/* size 0 and every size below the first ABI version's struct: EINVAL. */
 TEST_F(hfi, ioctl_size_too_small)
 {
 	uint8_t buf[1024];
@@ -111,7 +115,7 @@ TEST_F(hfi, ioctl_size_too_small)
 	uint32_t sz;
 
 	for (i = 0; i < ARRAY_SIZE(hfi_ioctls); i++) {
-		for (sz = 0; sz < hfi_ioctls[i].size; sz += 4) {
+		for (sz = 0; sz < hfi_ioctls[i].min; sz += 4) {
 			memset(buf, 0, sizeof(buf));
 			valid_arg(i, buf, sz, self->busy);
 			EXPECT_EQ(-EINVAL, do_ioctl(self->hfd,
@@ -119,10 +123,33 @@ TEST_F(hfi, ioctl_size_too_small)
 				TH_LOG("%s size %u", hfi_ioctls[i].name, sz);
 		}
 		memset(buf, 0, sizeof(buf));
-		valid_arg(i, buf, hfi_ioctls[i].size - 1, self->busy);
+		valid_arg(i, buf, hfi_ioctls[i].min - 1, self->busy);
 		EXPECT_EQ(-EINVAL, do_ioctl(self->hfd, hfi_ioctls[i].cmd, buf));
 	}
 	EXPECT_EQ(1, pt_sysfs_windows_in_use(0, 0));
+}
+
+/*
+ * An older program's size (the first ABI version's struct, up to today's):
+ * accepted, and the kernel writes nothing past the size it was given.
+ */
+TEST_F(hfi, ioctl_size_older_version_accepted)
+{
+	uint8_t buf[1024];
+	unsigned int i;
+	uint32_t sz;
+
+	for (i = 0; i < ARRAY_SIZE(hfi_ioctls); i++) {
+		for (sz = hfi_ioctls[i].min; sz <= hfi_ioctls[i].size; sz += 8) {
+			memset(buf, 0, sizeof(buf));
+			valid_arg(i, buf, sz, self->busy);
+			memset(buf + sz, 0xa5, sizeof(buf) - sz);
+			EXPECT_EQ(0, do_ioctl(self->hfd, hfi_ioctls[i].cmd, buf))
+				TH_LOG("%s size %u", hfi_ioctls[i].name, sz);
+			EXPECT_EQ(0xa5, buf[sz])
+				TH_LOG("%s size %u", hfi_ioctls[i].name, sz);
+		}
+	}
 }
 
 /* Exactly the struct size, and larger with zero trailing bytes: accepted. */

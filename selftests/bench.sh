@@ -173,8 +173,8 @@ for k, v in l.items():
 assert not d["latency"] and not d["bandwidth"] and d["coll"] is None, d
 ' -- --quick
 
-# The cases of lat: FIFO 8 and 2016 B, immediate 8 B, both modes and pairs.
-json "lat --json: 12 cases, each measured without error" lat '
+# The cases of lat: FIFO 8 and 2016 B, immediate 8 B, all three modes, both pairs.
+json "lat --json: 18 cases, each measured without error, system calls counted" lat '
 cases = set()
 for r in d["latency"]:
     assert r["error"] is None, r
@@ -182,13 +182,17 @@ for r in d["latency"]:
     for k in ("min_ns", "median_ns", "p99_ns", "mean_ns"):
         pos(r[k], "%s %s %s %d B %s" % (r["kind"], r["mode"], r["pair"], r["payload"], k))
     assert r["min_ns"] <= r["median_ns"] <= r["p99_ns"], r
+    # Kick mode kicks for every message; poll mode only when asleep.
+    assert r["syscalls_per_msg"] >= (0.99 if r["mode"] == "kick" else 0), r
+    assert 0 <= r["polled_fraction"] <= 1, r
+    assert r["mode"] != "kick" or r["polled_fraction"] == 0, r
     cases.add((r["kind"], r["mode"], r["pair"], r["payload"]))
 want = set((k, m, p, s) for k, sizes in (("fifo", (8, 2016)), ("imm", (8,)))
-           for m in ("kick", "poll") for p in ("same-hub", "cross-SN") for s in sizes)
+           for m in ("kick", "poll", "auto") for p in ("same-hub", "cross-SN") for s in sizes)
 assert cases == want and len(d["latency"]) == len(want), sorted(cases)
 ' -- --quick --iters 200 --sizes 8,2016
 
-json "bw --json: 12 cases, bytes = packets x payload, rates positive" bw '
+json "bw --json: 18 cases, bytes = packets x payload, rates positive" bw '
 cases = set()
 for r in d["bandwidth"]:
     assert r["error"] is None, r
@@ -198,7 +202,7 @@ for r in d["bandwidth"]:
         pos(r[k], "%s %s %s %d B %s" % (r["kind"], r["mode"], r["pair"], r["payload"], k))
     cases.add((r["kind"], r["mode"], r["pair"], r["payload"]))
 want = set((k, m, p, s) for k, sizes in (("fifo", (64, 2016)), ("imm", (96,)))
-           for m in ("kick", "poll") for p in ("same-hub", "cross-SN") for s in sizes)
+           for m in ("kick", "poll", "auto") for p in ("same-hub", "cross-SN") for s in sizes)
 assert cases == want and len(d["bandwidth"]) == len(want), sorted(cases)
 ' -- --quick --bw-time 0.1 --sizes 64,96,2016
 

@@ -300,7 +300,9 @@ static long reserve_expect(FIXTURE_DATA(bnd) *self, const char *field,
 	if (!strcmp(field, "size"))
 		return size_expect(v, sizeof(struct percs_window_reserve));
 	if (!strcmp(field, "flags"))
-		return v & ~(uint64_t)PERCS_WINDOW_F_ALL ? -EINVAL : 0;
+		return (v & ~(uint64_t)PERCS_WINDOW_F_ALL) ||
+		       (v & PERCS_WINDOW_F_ALL) == PERCS_WINDOW_F_ALL ?
+		       -EINVAL : 0;	/* one engine mode at most */
 	if (!strcmp(field, "send_fifo_size") ||
 	    !strcmp(field, "recv_fifo_size"))
 		return fifo_size_ok(v) ? 0 : -EINVAL;
@@ -569,14 +571,17 @@ struct hfi_cmd {
 	const char *name;
 	unsigned long cmd;
 	size_t size;
+	size_t min;	/* the first ABI version's size */
 };
 
 static const struct hfi_cmd hfi_cmds[] = {
-	{ "HFI_INFO", PERCS_IOC_HFI_INFO, sizeof(struct percs_hfi_info) },
+	{ "HFI_INFO", PERCS_IOC_HFI_INFO, sizeof(struct percs_hfi_info),
+	  sizeof(struct percs_hfi_info) },
 	{ "WINDOW_RESERVE", PERCS_IOC_WINDOW_RESERVE,
+	  sizeof(struct percs_window_reserve),
 	  sizeof(struct percs_window_reserve) },
 	{ "WINDOW_QUERY", PERCS_IOC_WINDOW_QUERY,
-	  sizeof(struct percs_window_query) },
+	  sizeof(struct percs_window_query), PERCS_WINDOW_QUERY_SIZE_VER0 },
 };
 
 /* A valid argument of hfi_cmds[c] in the arena, size field @size. */
@@ -615,6 +620,7 @@ TEST_F(bnd, struct_sizes)
 
 	for (c = 0; c < ARRAY_SIZE(hfi_cmds); c++) {
 		const uint32_t sz = hfi_cmds[c].size;
+		const uint32_t min = hfi_cmds[c].min;
 		const struct {
 			uint32_t size;
 			long tail_at;	/* a non-zero byte here, or -1 */
@@ -625,8 +631,9 @@ TEST_F(bnd, struct_sizes)
 			{ 1, -1, -EINVAL, "1" },
 			{ 3, -1, -EINVAL, "3" },
 			{ 4, -1, -EINVAL, "4 (just the size field)" },
-			{ sz - 1, -1, -EINVAL, "min-1" },
-			{ sz, -1, 0, "sizeof (= min)" },
+			{ min - 1, -1, -EINVAL, "min-1" },
+			{ min, -1, 0, "min (the first version's size)" },
+			{ sz, -1, 0, "sizeof" },
 			{ sz + 1, -1, 0, "sizeof+1, zero tail" },
 			{ sz + 8, -1, 0, "sizeof+8, zero tail" },
 			{ sz + 8, sz, -E2BIG, "sizeof+8, first tail byte set" },

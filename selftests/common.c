@@ -167,7 +167,8 @@ int pt_reserve(struct percs_hfi *hfi, uint32_t flags, uint32_t send_size,
 	       struct percs_window **out)
 {
 	struct percs_window_attr attr = {
-		.flags = flags,
+		/* 0: kick mode, as the tests mean it (not the default, auto). */
+		.flags = flags ? flags : PERCS_WINDOW_ATTR_KICK,
 		.send_fifo_size = send_size,
 		.recv_fifo_size = recv_size,
 		.job_fd = pt_job_fd(key),

@@ -499,17 +499,21 @@ static const struct field query_fields[] = {
 struct hfi_cmd {
 	unsigned long cmd;
 	size_t size;
+	size_t min;	/* the first ABI version's size */
 	const struct field *fields;
 	unsigned int nr_fields;
 };
 
 static const struct hfi_cmd hfi_cmds[] = {
-	{ PERCS_IOC_HFI_INFO, sizeof(struct percs_hfi_info), info_fields,
+	{ PERCS_IOC_HFI_INFO, sizeof(struct percs_hfi_info),
+	  sizeof(struct percs_hfi_info), info_fields,
 	  ARRAY_SIZE(info_fields) },
 	{ PERCS_IOC_WINDOW_RESERVE, sizeof(struct percs_window_reserve),
-	  reserve_fields, ARRAY_SIZE(reserve_fields) },
+	  sizeof(struct percs_window_reserve), reserve_fields,
+	  ARRAY_SIZE(reserve_fields) },
 	{ PERCS_IOC_WINDOW_QUERY, sizeof(struct percs_window_query),
-	  query_fields, ARRAY_SIZE(query_fields) },
+	  PERCS_WINDOW_QUERY_SIZE_VER0, query_fields,
+	  ARRAY_SIZE(query_fields) },
 };
 
 union fz_struct {
@@ -583,7 +587,7 @@ static unsigned int hfi_model(unsigned int c, const union fz_struct *s,
 
 	if (readable < 4)
 		return B(A_EFAULT);
-	if (usize < ksize)
+	if (usize < hfi_cmds[c].min)
 		return B(A_EINVAL);
 	if (usize > ksize) {
 		if (tail_nz >= (long)ksize && tail_nz < (long)usize &&
@@ -592,7 +596,8 @@ static unsigned int hfi_model(unsigned int c, const union fz_struct *s,
 		if (usize > readable)
 			return B(A_EFAULT);
 	}
-	if (ksize > readable)
+	/* an older version's size: only that much is read and answered */
+	if ((usize < ksize ? usize : ksize) > readable)
 		return B(A_EFAULT);
 
 	switch (hfi_cmds[c].cmd) {
@@ -609,7 +614,9 @@ static unsigned int hfi_model(unsigned int c, const union fz_struct *s,
 	default: {
 		const struct percs_window_reserve *r = &s->reserve;
 
-		if (r->flags & ~PERCS_WINDOW_F_ALL || r->job_key || r->fd ||
+		if (r->flags & ~PERCS_WINDOW_F_ALL ||
+		    (r->flags & PERCS_WINDOW_F_ALL) == PERCS_WINDOW_F_ALL ||
+		    r->job_key || r->fd ||
 		    r->imm_slots || r->cq_entries)
 			return B(A_EINVAL);
 		if (!fifo_size_ok(r->send_fifo_size) ||
@@ -816,9 +823,10 @@ static void op_hfi_ioctl(struct fz_thread *t, unsigned int c)
 			close(got);
 	} else if (got >= 0 && hfi_cmds[c].cmd == PERCS_IOC_WINDOW_QUERY &&
 		   a.writable) {
-		struct percs_window_query q;
+		struct percs_window_query q = { 0 };
+		size_t n = a.usize < sizeof(q) ? a.usize : sizeof(q);
 
-		memcpy(&q, a.ptr, sizeof(q));
+		memcpy(&q, a.ptr, n < a.readable ? n : a.readable);
 		if (q.state != PERCS_WSTATE_ACTIVE || q.size != a.usize)
 			fz_record(t, "query: state %u size %u", q.state,
 				  q.size);

@@ -82,7 +82,7 @@ kasan | kcsan)
 	if [ -z "${PERCS_SELFTESTS:-}" ]; then
 		case $flavor in
 		kasan) vm_args+=(--env "PERCS_SELFTESTS=badinput boundary cau cq failnth faults fuzz imm integrity isolation jobs limits mmap_matrix nmmu races rdma reorder reserve scribble unload xproc module") ;;
-		kcsan) vm_args+=(--env "PERCS_SELFTESTS=atomic engine faults fifo imm isr nmmu races rdma reorder storm xproc module") ;;
+		kcsan) vm_args+=(--env "PERCS_SELFTESTS=atomic engine faults fifo hybrid imm isr nmmu races rdma reorder storm xproc module") ;;
 		esac
 	fi
 	;;

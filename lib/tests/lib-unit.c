@@ -1305,6 +1305,58 @@ static void test_trigger_kick_vs_poll(void)
 	fwin_free(b);
 }
 
+/*
+ * Auto mode: no kick while NEED_WAKEUP is clear and the beat moves; a
+ * kick when the flag is set, or once the beat has stood still for the
+ * bound (PERCS_AUTO_STALE_US=1000 here: no clock page, so the vDSO clock);
+ * an empty receive or CQ poll kicks for a send the thread left, and not
+ * when nothing is left.
+ */
+static void test_trigger_auto(void)
+{
+	struct fwin *a, *b = fwin_new(3, 4096, 4096, 0);
+	uint8_t buf[8] = { 0 };
+	struct percs_pkt_hdr h;
+	struct percs_cqe c;
+
+	setenv("PERCS_AUTO_STALE_US", "1000", 1);
+	a = fwin_new(2, 4096, 4096, PERCS_WINDOW_F_AUTO);
+	unsetenv("PERCS_AUTO_STALE_US");
+	CHECK(a->w->au.on && a->w->poll);
+	/* The thread beats: no system call, however many sends. */
+	for (int i = 0; i < 10; i++) {
+		a->st->poll_beat++;
+		CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, i, 0), 0);
+	}
+	CHECK_EQ(a->nkicks, 0);
+	/* Asleep or stepped aside: kick (the engine runs here). */
+	a->st->flags |= PERCS_STATUS_NEED_WAKEUP;
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, 10, 0), 0);
+	CHECK_EQ(a->nkicks, 1);
+	CHECK_EQ(b->st->recv_tail, 11);
+	a->st->flags &= ~PERCS_STATUS_NEED_WAKEUP;
+	/* The beat stops: no kick before the bound, kicks after it. */
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, 11, 0), 0);
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, 12, 0), 0);
+	CHECK_EQ(a->nkicks, 1);
+	usleep(3000);
+	/* An empty receive notices the sends the stopped thread left. */
+	CHECK_EQ(percs_recv(a->w, &h, buf, sizeof(buf)), -EAGAIN);
+	CHECK_EQ(a->nkicks, 2);
+	CHECK_EQ(b->st->recv_tail, 13);
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, 13, 0), 0);
+	CHECK_EQ(a->nkicks, 3);
+	/* Nothing left to move: an empty CQ poll makes no system call. */
+	CHECK_EQ(percs_cq_poll(a->w, &c, 1), 0);
+	CHECK_EQ(a->nkicks, 3);
+	/* The thread beats again: back to no system call. */
+	a->st->poll_beat++;
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, 14, 0), 0);
+	CHECK_EQ(a->nkicks, 3);
+	fwin_free(a);
+	fwin_free(b);
+}
+
 /* A kick error (bad trigger) comes back from trigger and send. */
 static void test_kick_error_propagates(void)
 {
@@ -1882,12 +1934,17 @@ static void test_reserve_maps_regions(void)
 	CHECK_EQ(R.seen.recv_fifo_size, 16384);
 	CHECK_EQ(R.seen.job_fd, 9);
 	CHECK_EQ(R.seen.window, PERCS_WINDOW_ANY);
-	CHECK_EQ(R.seen.flags, 0);
+	/* No mode asked, none in the environment: auto. */
+	CHECK_EQ(R.seen.flags, PERCS_WINDOW_F_AUTO);
 	CHECK_EQ(R.mmap_calls, 0);	/* the default send FIFO is too big */
 	CHECK_EQ(count_fds(), fds);	/* and the window fd was closed */
 
 	attr.send_fifo_size = 8192;
+	/* Kick mode asked for: the library's flag never reaches the kernel. */
+	attr.flags = PERCS_WINDOW_ATTR_KICK;
 	CHECK_EQ(percs_window_reserve(hfi, &attr, &w), 0);
+	CHECK_EQ(R.seen.flags, 0);
+	CHECK_EQ(percs_window_mode(w), 0);
 	CHECK_EQ(R.mmap_calls, 7);
 	CHECK_EQ(percs_window_fd(w), R.win_fd);
 	CHECK_EQ(count_fds(), fds + 1);
@@ -3983,6 +4040,7 @@ static const struct {
 	{ "icswx: busy with 32 slots held (poll mode)", test_icswx_busy_poll_mode },
 	{ "icswx: 96 B accepted, 97 B -EMSGSIZE, slot wrap", test_icswx_sizes_and_wrap },
 	{ "doorbell: kick mode always kicks, poll mode on NEED_WAKEUP", test_trigger_kick_vs_poll },
+	{ "doorbell: auto mode kicks on NEED_WAKEUP or a stopped beat", test_trigger_auto },
 	{ "doorbell: kick errors reach the caller", test_kick_error_propagates },
 	{ "cq: consumption, wrap, head published", test_cq },
 	{ "wait: ready rings answer without sleeping", test_wait_fast_path },

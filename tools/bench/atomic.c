@@ -468,7 +468,7 @@ int run_atomic(const struct bench_cfg *cfg, struct results *res)
 
 	for (int pass = 0; pass < 2; pass++) {
 		for (int p = 0; p < BP_COUNT; p++) {
-			for (int m = BM_KICK; m <= BM_POLL; m++) {
+			for (int m = BM_KICK; m < BM_NR; m++) {
 				struct atomic_result *r;
 
 				if (!cfg->pair[p].valid ||

@@ -26,7 +26,7 @@
 #define COLL_MAX_BYTES	65536
 
 enum bench_kind { BK_FIFO, BK_IMM };
-enum bench_mode { BM_KICK, BM_POLL };
+enum bench_mode { BM_KICK, BM_POLL, BM_AUTO, BM_NR };
 enum bench_pair { BP_NEAR, BP_FAR, BP_COUNT };
 
 /* Where the two windows of a pair are. */
@@ -121,6 +121,10 @@ struct lat_result {
 	unsigned int size;
 	struct lat_stats st;
 	double disturbed;	/* fraction of round trips above 200 us */
+	double sys_per_msg;	/* kick system calls of both sides per
+				 * message, counted by the kernel
+				 * (percs_status.kicks) */
+	double polled_frac;	/* sends the polling thread consumed */
 	int err;
 	char errmsg[96];
 };
@@ -254,10 +258,10 @@ struct rdma_result {
 
 /* A round trip this long means a vCPU was not running (a busy host). */
 #define DISTURBED_NS 200000
-#define LAT_MAX 64
-#define BW_MAX 64
+#define LAT_MAX 96
+#define BW_MAX 96
 #define COST_MAX 32
-#define AMO_MAX (2 * BP_COUNT)
+#define AMO_MAX (BM_NR * BP_COUNT)
 
 struct results {
 	struct limits lim;
@@ -335,6 +339,10 @@ struct pair_ctl {
 	/* atomic target: its registration, then its first words at the end */
 	struct percs_rmr amo_rmr;
 	uint64_t amo_words[AMO_WORDS];
+	/* side B's window counters at its end (percs_status) */
+	uint64_t b_kicks;
+	uint64_t b_sent_polled;
+	uint64_t b_sent_kicked;
 };
 
 struct pair_opts {

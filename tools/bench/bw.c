@@ -364,7 +364,7 @@ int run_bw(const struct bench_cfg *cfg, struct results *res)
 		for (int p = 0; p < BP_COUNT; p++) {
 			if (!cfg->pair[p].valid)
 				continue;
-			for (int m = BM_KICK; m <= BM_POLL; m++) {
+			for (int m = BM_KICK; m < BM_NR; m++) {
 				for (int k = BK_FIFO; k <= BK_IMM; k++) {
 					for (size_t i = 0; i < bw_sizes[k].n; i++) {
 						unsigned int size = bw_sizes[k].v[i];

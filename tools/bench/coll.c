@@ -897,6 +897,7 @@ static void run_n(const struct bench_cfg *cfg, struct coll_run *run)
 	/* Every window before the fork: a full hub shows here. */
 	for (unsigned int r = 0; r < n; r++) {
 		struct percs_window_attr attr = {
+			.flags = PERCS_WINDOW_ATTR_KICK,
 			.send_fifo_size = cfg->fifo_size,
 			.recv_fifo_size = cfg->fifo_size,
 			.job_fd = cfg->job_fd,

@@ -156,6 +156,7 @@ int run_cost(const struct bench_cfg *cfg, struct results *res)
 {
 	const struct pair_def *pd = &cfg->pair[BP_NEAR];
 	struct percs_window_attr attr = {
+		.flags = PERCS_WINDOW_ATTR_KICK,
 		.send_fifo_size = cfg->fifo_size,
 		.recv_fifo_size = cfg->fifo_size,
 		.job_fd = cfg->job_fd,

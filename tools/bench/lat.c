@@ -36,6 +36,10 @@ struct lat_arg {
 	double budget_s;
 	uint64_t *samples;
 	unsigned int nsamples;
+	uint64_t msgs;		/* sent by side A, warm-up included */
+	uint64_t kicks;		/* side A's window counters over the run */
+	uint64_t sent_polled;
+	uint64_t sent_kicked;
 };
 
 /* Receive-side bookkeeping: credits in batches of a quarter FIFO. */
@@ -106,8 +110,15 @@ static int lat_echo(struct endpoint *ep, void *varg)
 		uint32_t tag;
 
 		if (!h) {
-			if (__atomic_load_n(&ctl->stop, __ATOMIC_ACQUIRE))
+			if (__atomic_load_n(&ctl->stop, __ATOMIC_ACQUIRE)) {
+				const volatile struct percs_status *st =
+					percs_window_status(ep->w);
+
+				ctl->b_kicks = st->kicks;
+				ctl->b_sent_polled = st->sent_polled;
+				ctl->b_sent_kicked = st->sent_kicked;
 				return 0;
+			}
 			if (spin_tick(&s))
 				return ep_fail(ep, -ETIMEDOUT,
 					       "side B: no packet");
@@ -132,6 +143,9 @@ static int lat_timer(struct endpoint *ep, void *varg)
 {
 	static unsigned char buf[PERCS_MAX_PAYLOAD];
 	struct lat_arg *a = varg;
+	const volatile struct percs_status *st = percs_window_status(ep->w);
+	uint64_t kicks0 = st->kicks, polled0 = st->sent_polled;
+	uint64_t kicked0 = st->sent_kicked;
 	uint64_t start, warm_end, end;
 	unsigned int i, n = 0;
 	struct rx rx;
@@ -181,6 +195,10 @@ static int lat_timer(struct endpoint *ep, void *varg)
 			a->samples[n++] = t1 - t0;
 	}
 	a->nsamples = n;
+	a->msgs = i;
+	a->kicks = st->kicks - kicks0;
+	a->sent_polled = st->sent_polled - polled0;
+	a->sent_kicked = st->sent_kicked - kicked0;
 	__atomic_store_n(&ep->ctl->stop, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -208,10 +226,24 @@ int lat_measure(struct lat_result *r, unsigned int iters, unsigned int warmup,
 		snprintf(r->errmsg, sizeof(r->errmsg), "out of memory");
 		return r->err = -ENOMEM;
 	}
+	struct pair_ctl ctl;
+
 	r->err = pair_run(&o, lat_timer, lat_echo, &a, r->errmsg,
-			  sizeof(r->errmsg), NULL);
+			  sizeof(r->errmsg), &ctl);
 	/* A round trip is two one-way trips: report half. */
 	if (!r->err) {
+		/*
+		 * Counted, not estimated: both windows' kick system calls
+		 * (side B's from its fresh window, over its whole run) per
+		 * message sent by either side.
+		 */
+		uint64_t sends = a.sent_polled + a.sent_kicked +
+				 ctl.b_sent_polled + ctl.b_sent_kicked;
+
+		r->sys_per_msg = a.msgs ? (double)(a.kicks + ctl.b_kicks) /
+					  (2.0 * a.msgs) : 0;
+		r->polled_frac = sends ? (double)(a.sent_polled +
+						  ctl.b_sent_polled) / sends : 0;
 		r->disturbed = 0;
 		for (unsigned int i = 0; i < a.nsamples; i++)
 			if (a.samples[i] > DISTURBED_NS)
@@ -236,7 +268,7 @@ int run_lat(const struct bench_cfg *cfg, struct results *res)
 		for (int p = 0; p < BP_COUNT; p++) {
 			if (!cfg->pair[p].valid)
 				continue;
-			for (int m = BM_KICK; m <= BM_POLL; m++) {
+			for (int m = BM_KICK; m < BM_NR; m++) {
 				for (int k = BK_FIFO; k <= BK_IMM; k++) {
 					for (size_t i = 0; i < lat_sizes[k].n; i++) {
 						unsigned int size = lat_sizes[k].v[i];

@@ -376,6 +376,7 @@ static double copy_bw(size_t ring, copy_fn fn, double secs)
 double limit_doorbell(unsigned int hub, int job_fd, unsigned int calls)
 {
 	struct percs_window_attr attr = {
+		.flags = PERCS_WINDOW_ATTR_KICK,
 		.job_fd = job_fd, .window = PERCS_WINDOW_ANY,
 	};
 	struct percs_window *w;
@@ -438,6 +439,7 @@ int run_limits(const struct bench_cfg *cfg, struct limits *lim)
 	unsigned int calls = cfg->quick ? 4096 : 32768;
 	double secs = cfg->quick ? 0.25 : 1.0;
 	struct percs_window_attr attr = {
+		.flags = PERCS_WINDOW_ATTR_KICK,
 		.job_fd = cfg->job_fd,
 		.window = PERCS_WINDOW_ANY,
 	};

@@ -118,7 +118,9 @@ static int ep_open(struct endpoint *ep, const struct pair_def *pd, int side,
 		   const struct pair_opts *o)
 {
 	struct percs_window_attr attr = {
-		.flags = o->mode == BM_POLL ? PERCS_WINDOW_F_POLL : 0,
+		.flags = o->mode == BM_POLL ? PERCS_WINDOW_F_POLL :
+			 o->mode == BM_AUTO ? PERCS_WINDOW_F_AUTO :
+			 PERCS_WINDOW_ATTR_KICK,
 		.send_fifo_size = g_cfg->fifo_size,
 		.recv_fifo_size = g_cfg->fifo_size,
 		.job_fd = g_cfg->job_fd,

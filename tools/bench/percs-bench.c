@@ -122,7 +122,7 @@ const char *kind_name(enum bench_kind k)
 
 const char *mode_name(enum bench_mode m)
 {
-	return m == BM_POLL ? "poll" : "kick";
+	return m == BM_POLL ? "poll" : m == BM_AUTO ? "auto" : "kick";
 }
 
 /**
@@ -634,8 +634,11 @@ int main(int argc, char **argv)
 				cfg.modes = 1u << BM_KICK;
 			else if (!strcmp(optarg, "poll"))
 				cfg.modes = 1u << BM_POLL;
+			else if (!strcmp(optarg, "auto"))
+				cfg.modes = 1u << BM_AUTO;
 			else
-				bad_usage("--mode: '%s' is not kick or poll", optarg);
+				bad_usage("--mode: '%s' is not kick, poll or auto",
+					  optarg);
 			break;
 		case OPT_PAIR:
 			if (!strcmp(optarg, "near") || !strcmp(optarg, "same-hub"))

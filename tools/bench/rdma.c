@@ -45,6 +45,7 @@ static int rdma_side_open(struct rdma_side *s, unsigned int hub,
 			  struct rdma_result *r)
 {
 	struct percs_window_attr attr = {
+		.flags = PERCS_WINDOW_ATTR_KICK,
 		.send_fifo_size = PERCS_FIFO_DEF_SIZE,
 		.recv_fifo_size = PERCS_FIFO_DEF_SIZE,
 		.job_fd = job_fd,

@@ -187,9 +187,9 @@ void print_lat(FILE *f, const struct bench_cfg *cfg, const struct results *r)
 		return;
 	fprintf(f, "\nLatency: half round trip, ping-pong between two processes%s\n",
 		cfg->pin ? " pinned to two CPUs" : " (not pinned: 1 CPU)");
-	fprintf(f, "  %-4s %-4s %-9s %5s %-13s %11s %11s %8s %7s %6s\n", "kind",
-		"mode", "pair", "bytes", "", "median", "p99",
-		lim->done ? "x cl" : "", "iters", ">200us");
+	fprintf(f, "  %-4s %-4s %-9s %5s %-13s %11s %11s %8s %7s %6s %7s %6s\n",
+		"kind", "mode", "pair", "bytes", "", "median", "p99",
+		lim->done ? "x cl" : "", "iters", ">200us", "sys/msg", "polled");
 	for (unsigned int i = 0; i < r->nlat; i++) {
 		const struct lat_result *l = &r->lat[i];
 
@@ -207,8 +207,12 @@ void print_lat(FILE *f, const struct bench_cfg *cfg, const struct results *r)
 				lim->cacheline.median_ns);
 		else
 			fprintf(f, "%8s", "");
-		fprintf(f, " %7u %5.0f%%\n", l->st.iters, l->disturbed * 100);
+		fprintf(f, " %7u %5.0f%% %7.3f %5.0f%%\n", l->st.iters,
+			l->disturbed * 100, l->sys_per_msg, l->polled_frac * 100);
 	}
+	fprintf(f, "  sys/msg: kick system calls of both sides per message, as the kernel\n"
+		"    counted them (percs_status.kicks); polled: the share of the sends\n"
+		"    the polling thread consumed\n");
 	if (lim->done)
 		fprintf(f, "  x cl: median / cache-line half round trip (%s)\n",
 			fmt_ns(a, sizeof(a), lim->cacheline.median_ns));
@@ -568,7 +572,7 @@ void print_summary(FILE *f, const struct bench_cfg *cfg,
 	for (int p = 0; p < BP_COUNT; p++) {
 		if (!cfg->pair[p].valid)
 			continue;
-		for (int m = BM_KICK; m <= BM_POLL; m++) {
+		for (int m = BM_KICK; m < BM_NR; m++) {
 			sum_lat(f, cfg, r, BK_IMM, m, p, 8);
 			sum_lat(f, cfg, r, BK_FIFO, m, p, 8);
 			sum_lat(f, cfg, r, BK_IMM, m, p, PERCS_IMM_PAYLOAD);
@@ -852,6 +856,10 @@ void print_json(FILE *f, const struct bench_cfg *cfg, const struct results *r,
 		jlat_stats(f, &l->st);
 		fputs(", \"disturbed_fraction\": ", f);
 		jnum(f, l->disturbed);
+		fputs(", \"syscalls_per_msg\": ", f);
+		jnum(f, l->sys_per_msg);
+		fputs(", \"polled_fraction\": ", f);
+		jnum(f, l->polled_frac);
 		fputs(", \"ratio_cacheline\": ", f);
 		if (lim->done && !l->err && l->st.iters)
 			jnum(f, l->st.median_ns / lim->cacheline.median_ns);
@@ -1026,7 +1034,7 @@ static int write_series(FILE *d, FILE *cmd, const struct bench_cfg *cfg,
 	int idx = 0;
 
 	for (int p = 0; p < BP_COUNT; p++) {
-		for (int m = BM_KICK; m <= BM_POLL; m++) {
+		for (int m = BM_KICK; m < BM_NR; m++) {
 			for (int k = BK_FIFO; k <= BK_IMM; k++) {
 				int pts = 0;
 

@@ -162,7 +162,7 @@ bad_secs --timeout 0.09 3601 "[0.1, 3600]"
 
 # Words.
 bad_word --kind "fifo or imm"
-bad_word --mode "kick or poll"
+bad_word --mode "kick, poll or auto"
 bad_word --pair "near or far"
 
 # Lists.

@@ -426,10 +426,10 @@ static int cmd_windows(struct sys *s, bool json, long only)
 	if (json)
 		fputs("{\"windows\":[", stdout);
 	else
-		printf("%4s %6s %10s %7s %6s %4s %9s %9s %12s %12s %8s %8s\n",
+		printf("%4s %6s %10s %7s %6s %4s %9s %9s %12s %12s %8s %8s %12s %12s %10s\n",
 		       "HFI", "WINDOW", "JOB-KEY", "PID", "UID", "MODE",
 		       "SEND-FIFO", "RECV-FIFO", "SENT", "RECEIVED", "ERRORS",
-		       "BLOCKED");
+		       "BLOCKED", "POLLED", "KICKED", "KICKS");
 	for (unsigned int n = first; n < last; n++) {
 		struct percs_hfi_info d;
 		struct percs_hfi *h;
@@ -465,7 +465,8 @@ static int cmd_windows(struct sys *s, bool json, long only)
 			}
 			/* A kernel window is a verbs QP's (percs_verbs.ko). */
 			mode = q.wflags & PERCS_WINDOW_F_KERNEL ? "qp" :
-			       q.wflags & PERCS_WINDOW_F_POLL ? "poll" : "kick";
+			       q.wflags & PERCS_WINDOW_F_POLL ? "poll" :
+			       q.wflags & PERCS_WINDOW_F_AUTO ? "auto" : "kick";
 			/* Another user's job: in use, and nothing more to tell. */
 			hidden = q.state == PERCS_WSTATE_HIDDEN;
 			if (json) {
@@ -495,21 +496,28 @@ static int cmd_windows(struct sys *s, bool json, long only)
 				ju64(&o, "packets_received", q.packets_received);
 				ju64(&o, "send_errors", q.send_errors);
 				ju64(&o, "send_blocked", q.send_blocked);
+				ju64(&o, "sent_polled", q.sent_polled);
+				ju64(&o, "sent_kicked", q.sent_kicked);
+				ju64(&o, "kicks", q.kicks);
 				putchar('}');
 			} else if (hidden) {
-				printf("%4u %6u %10s %7s %6s %4s %9u %9u %12s %12s %8s %8s\n",
+				printf("%4u %6u %10s %7s %6s %4s %9u %9u %12s %12s %8s %8s %12s %12s %10s\n",
 				       n, win, "-", "-", "-", mode,
 				       q.send_fifo_size, q.recv_fifo_size,
-				       "-", "-", "-", "-");
+				       "-", "-", "-", "-", "-", "-", "-");
 			} else {
 				printf("%4u %6u %10u %7u %6u %4s %9u %9u %12" PRIu64
-				       " %12" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
+				       " %12" PRIu64 " %8" PRIu64 " %8" PRIu64
+				       " %12" PRIu64 " %12" PRIu64 " %10" PRIu64 "\n",
 				       n, win, q.job_key, q.pid, q.uid, mode,
 				       q.send_fifo_size, q.recv_fifo_size,
 				       (uint64_t)q.packets_sent,
 				       (uint64_t)q.packets_received,
 				       (uint64_t)q.send_errors,
-				       (uint64_t)q.send_blocked);
+				       (uint64_t)q.send_blocked,
+				       (uint64_t)q.sent_polled,
+				       (uint64_t)q.sent_kicked,
+				       (uint64_t)q.kicks);
 			}
 		}
 		hfi_close(s, h);

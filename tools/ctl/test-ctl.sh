@@ -249,10 +249,10 @@ assert sum(x['windows_in_use'] for x in h) == 3
 assert h[5] == {'device': 'percs-hfi5', 'hfi': 5, 'hub': 2, 'supernode': 1,
                 'unit': 1, 'windows_total': 8, 'windows_in_use': 0}, h[5]
 assert d['nr_hfis'] == 8" -- fake "$ctl" --json list
-check "windows: kick window" 0 "" "^ *0  *1  *43  *1001  *7 kick  *65536  *4096  *11  *20  *3  *4\$" -- fake "$ctl" windows
+check "windows: kick window" 0 "" "^ *0  *1  *43  *1001  *7 kick  *65536  *4096  *11  *20  *3  *4  *5  *6  *7\$" -- fake "$ctl" windows
 check "windows: poll window" 0 "" "^ *0  *5  *47  *1005  *7 poll " -- fake "$ctl" windows
 check "windows --hfi 3: another user's verbs QP window, hidden" 0 "" \
-	"^ *3  *0  *-  *-  *-   qp  *65536  *4096  *-  *-  *-  *-\$" -- \
+	"^ *3  *0  *-  *-  *-   qp  *65536  *4096  *-  *-  *-  *-  *-  *-  *-\$" -- \
 	fake "$ctl" windows --hfi 3
 check_json "windows --json" "
 w = d['windows']
@@ -260,6 +260,8 @@ assert [(x['hfi'], x['window']) for x in w] == [(0, 1), (0, 5), (3, 0)], w
 assert [x['mode'] for x in w] == ['kick', 'poll', 'qp']
 assert w[2]['qpn'] == 256 and 'qpn' not in w[0]
 assert w[1]['packets_sent'] == 51 and w[1]['job_key'] == 47
+assert (w[1]['sent_polled'], w[1]['sent_kicked'], w[1]['kicks']) == (5, 6, 7)
+assert 'kicks' not in w[2]
 assert w[2]['hub'] == 1 and w[2]['unit'] == 1
 assert w[2]['hidden'] and 'job_key' not in w[2] and 'pid' not in w[2]
 assert not w[0]['hidden']" -- fake "$ctl" windows --json

@@ -121,6 +121,7 @@ int ioctl(int fd, unsigned long req, ...)
 			.send_fifo_size = 65536, .recv_fifo_size = 4096,
 			.packets_sent = 10 * w + 1, .packets_received = 20,
 			.send_errors = 3, .send_blocked = 4,
+			.sent_polled = 5, .sent_kicked = 6, .kicks = 7,
 		};
 		/*
 		 * HFI 3's window: another user's verbs QP, as the module

@@ -418,7 +418,7 @@ struct percs_doorbell {
 };
 
 /* percs_status.flags */
-#define PERCS_STATUS_NEED_WAKEUP (1U << 0) /* polling engine sleeps: kick */
+#define PERCS_STATUS_NEED_WAKEUP (1U << 0) /* polling engine sleeps or stepped aside: kick */
 #define PERCS_STATUS_ERROR	(1U << 1) /* see error */
 #define PERCS_STATUS_CQ_OVERFLOW (1U << 2) /* entries were dropped */
 #define PERCS_STATUS_SEND_BLOCKED (1U << 3) /* send FIFO waits for a target */
@@ -448,6 +448,16 @@ struct percs_doorbell {
  *	(counted whether or not their entry found room in the CQ)
  * @cq_overflows: completion entries dropped because the CQ was full
  * @send_blocked: times a send waited because its target's FIFO was full
+ * @poll_beat: the heartbeat of the HFI's polling thread, in poll and auto
+ *	mode: it adds one for each pass over the window, so a value that
+ *	stops moving while %PERCS_STATUS_NEED_WAKEUP is clear means that the
+ *	thread has no CPU (or is parked); 0 in kick mode
+ * @sent_polled: send descriptors (FIFO packets, immediate slots, RDMA,
+ *	atomic and collective descriptors) the polling thread consumed
+ * @sent_kicked: send descriptors consumed by a kick in the caller's
+ *	context or by the kernel's own work items
+ * @kicks: PERCS_IOC_KICK calls and fsync(2)/fdatasync(2) doorbells made on
+ *	the window: the system calls of the send path
  * @reserved: zero; room for growth inside the page
  */
 struct percs_status {
@@ -466,7 +476,11 @@ struct percs_status {
 	__u64 send_errors;
 	__u64 cq_overflows;
 	__u64 send_blocked;
-	__u64 reserved[10];
+	__u64 poll_beat;
+	__u64 sent_polled;
+	__u64 sent_kicked;
+	__u64 kicks;
+	__u64 reserved[6];
 };
 
 /* percs_clock.flags */
@@ -601,7 +615,8 @@ struct percs_hfi_info {
 
 /* percs_window_reserve.flags */
 #define PERCS_WINDOW_F_POLL	(1U << 0) /* engine: HFI polling thread */
-#define PERCS_WINDOW_F_ALL	PERCS_WINDOW_F_POLL
+#define PERCS_WINDOW_F_AUTO	(1U << 1) /* engine: polling thread while it runs, else the caller */
+#define PERCS_WINDOW_F_ALL	(PERCS_WINDOW_F_POLL | PERCS_WINDOW_F_AUTO)
 /*
  * Reported by PERCS_IOC_WINDOW_QUERY only, never accepted: the window is
  * a kernel client's (a verbs QP of percs_verbs.ko), in a job of its own.
@@ -615,8 +630,13 @@ struct percs_hfi_info {
 /**
  * struct percs_window_reserve - PERCS_IOC_WINDOW_RESERVE on an HFI fd
  * @size: sizeof(struct percs_window_reserve)
- * @flags: PERCS_WINDOW_F_*; without %PERCS_WINDOW_F_POLL the engine runs
- *	in the caller's context on PERCS_IOC_KICK
+ * @flags: PERCS_WINDOW_F_*; without %PERCS_WINDOW_F_POLL or
+ *	%PERCS_WINDOW_F_AUTO the engine runs in the caller's context on
+ *	PERCS_IOC_KICK (kick mode).  %PERCS_WINDOW_F_POLL: the HFI's polling
+ *	thread runs it (poll mode).  %PERCS_WINDOW_F_AUTO: the polling thread
+ *	runs it while the thread has a CPU to itself, and a kick runs it in
+ *	the caller's context otherwise (the hybrid, Documentation/design.rst
+ *	"Engine modes"); both flags at once are refused with EINVAL
  * @send_fifo_size: send FIFO bytes: a power of two in
  *	[%PERCS_FIFO_MIN_SIZE, %PERCS_FIFO_MAX_SIZE]
  * @recv_fifo_size: receive FIFO bytes, same bounds
@@ -656,7 +676,9 @@ struct percs_window_reserve {
 
 /**
  * struct percs_window_query - PERCS_IOC_WINDOW_QUERY on an HFI fd
- * @size: sizeof(struct percs_window_query)
+ * @size: sizeof(struct percs_window_query), or %PERCS_WINDOW_QUERY_SIZE_VER0
+ *	(the struct up to @send_blocked, as before the kick counters): the
+ *	kernel fills in only the fields that fit
  * @flags: must be zero
  * @window: in: window index
  * @state: out: PERCS_WSTATE_*
@@ -671,6 +693,9 @@ struct percs_window_reserve {
  * @packets_received: out
  * @send_errors: out
  * @send_blocked: out
+ * @sent_polled: out: &percs_status.sent_polled
+ * @sent_kicked: out: &percs_status.sent_kicked
+ * @kicks: out: &percs_status.kicks
  *
  * Returns ENOENT for a free window (state is then %PERCS_WSTATE_FREE).
  * A window of a job the caller neither reserved nor owns is
@@ -693,7 +718,11 @@ struct percs_window_query {
 	__u64 packets_received;
 	__u64 send_errors;
 	__u64 send_blocked;
+	__u64 sent_polled;
+	__u64 sent_kicked;
+	__u64 kicks;
 };
+#define PERCS_WINDOW_QUERY_SIZE_VER0	72 /* up to send_blocked */
 #define PERCS_IOC_WINDOW_QUERY	_IO(PERCS_IOCTL_TYPE, 0x02)
 
 #define PERCS_WSTATE_FREE	0
