@@ -70,25 +70,15 @@ uninstall:
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/percs ] || \
 		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/percs
 
-# Builds and unit tests run on every CPU; the VM passes one after another
-# (each VM has 2 vCPUs).
+# Builds and unit tests run on every CPU; the stages after the build run
+# in lanes side by side (scripts/check.sh says which and why).
 CHECK_JOBS ?= $(shell nproc)
 
 # Each test stage writes TAP files into $(BUILD)/results; the summary counts
 # them and prints "N passed, N failed".
 # Each stage's time goes to results/stage-times (the summary prints it).
-STAGE = $(SRC)/scripts/stage-time.sh $(BUILD)/results
 check: deps
-	rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
-	$(STAGE) build $(MAKE) -j$(CHECK_JOBS) all
-	$(STAGE) lint $(MAKE) lint
-	$(STAGE) unit $(MAKE) -j$(CHECK_JOBS) unit-tests
-	$(STAGE) fuzz $(MAKE) fm-fuzz
-	$(STAGE) pkg $(MAKE) -j$(CHECK_JOBS) pkg-tests
-	$(STAGE) vm-stock $(MAKE) vm-tests
-	$(STAGE) vm-kasan $(MAKE) vm-tests-kasan
-	$(STAGE) vm-kcsan $(MAKE) vm-tests-kcsan
-	$(SRC)/scripts/summary.sh $(BUILD)/results
+	MAKE="$(MAKE)" CHECK_JOBS=$(CHECK_JOBS) $(SRC)/scripts/check.sh $(SRC) $(BUILD)
 
 # The first command on a bare machine too: dependencies (the kernel image
 # and headers among them) first, then the build, which looks up the kernel

@@ -100,10 +100,13 @@ $(BUILD)/man/%.7: $(SRC)/lib/man/%.7.scd
 
 # Unit tests: the ring logic against fake windows, under ASan/UBSan.  A
 # failing test shows in the TAP file and does not stop make.
-$(LIB_TEST): $(SRC)/lib/tests/lib-unit.c $(SRC)/lib/tests/coll-unit.c \
+# One file per feature and one per fake (lib/tests/unit.h says which).
+LIB_TEST_SRCS := $(filter-out $(SRC)/lib/tests/coll-vm-check.c, \
+	$(wildcard $(SRC)/lib/tests/*.c))
+$(LIB_TEST): $(LIB_TEST_SRCS) $(SRC)/lib/tests/unit.h \
 	     $(LIB_OUT)/libpercs-san.a $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE -o $@ $< \
+	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE -o $@ $(LIB_TEST_SRCS) \
 		$(LIB_OUT)/libpercs-san.a \
 		-Wl,--wrap=ioctl,--wrap=mmap,--wrap=mmap64,--wrap=munmap,--wrap=fdatasync
 

@@ -5,7 +5,8 @@
 #
 #   NAME.tap: P passed, F failed, S skipped     (one line per file)
 #     not ok 3 name                             (each failing test)
-#   stage times: build 97 s, lint 40 s, ...     (if DIR/stage-times exists)
+#   stage times: build 97 s, lint 40 s, ... (21 min 3 s in all)
+#                                               (if DIR/stage-times exists)
 #   N passed, N failed[, N skipped]             (the last line)
 #
 # Only top-level results count: lines that start, in column 0, with "ok" or
@@ -140,11 +141,16 @@ for name in "${names[@]}"; do
 	total_s=$((total_s + s))
 done
 
-# make check's stage times (scripts/stage-time.sh), on one line.
+# make check's stage times (scripts/stage-time.sh), on one line, and the
+# time from the first stage to the summary (DIR/wall-time, written by
+# scripts/check.sh: stages run side by side, so they add up to more).
 if [ -s "$dir/stage-times" ]; then
-	times=$(awk '{ t += $2; printf "%s%s %d s", (NR > 1 ? ", " : ""), $1, $2 }
-		END { printf " (%d min %d s in all)", t / 60, t % 60 }' \
+	times=$(awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $1, $2 }' \
 		"$dir/stage-times")
+	if [ -s "$dir/wall-time" ]; then
+		wall=$(<"$dir/wall-time")
+		times+=" ($((wall / 60)) min $((wall % 60)) s in all)"
+	fi
 	echo "stage times: $times"
 fi
 

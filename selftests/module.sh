@@ -8,7 +8,9 @@
 # $PERCS_OUT/module.expected; leaves the module loaded with its defaults.
 #
 # Environment: PERCS_OUT, PERCS_MODULE (path of percs.ko), PERCS_BUILD
-# (for build/selftests/helpers/pt-helper), PERCS_LOAD_CYCLES (default 20),
+# (for build/selftests/helpers/pt-helper), PERCS_LOAD_CYCLES (default 5:
+# run-vm-tests.sh also unloads and reloads the module after every program,
+# some forty times a pass, each after traffic),
 # PERCS_BAD_PARAMS=some (the debug kernels: one rejected parameter of
 # each kind - topology counts, topology spec, windows_per_hfi, cau_trees -
 # and the others reported as skipped; each rejected insmod loads the
@@ -21,7 +23,7 @@ ko=${PERCS_MODULE:?PERCS_MODULE must name percs.ko}
 here=$(cd "$(dirname "$0")" && pwd)
 build=${PERCS_BUILD:-$(dirname "$here")/build}
 helper=$build/selftests/helpers/pt-helper
-cycles=${PERCS_LOAD_CYCLES:-20}
+cycles=${PERCS_LOAD_CYCLES:-5}
 bad_params=${PERCS_BAD_PARAMS:-all}
 tap=$out/module.tap
 plan=21

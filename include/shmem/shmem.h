@@ -8,7 +8,7 @@
  * (or its alias percs-oshrun).  Documentation/shmem.rst says how each
  * call maps onto the HFI (RDMA, the atomic unit, the CAU).
  *
- * Single-threaded (SHMEM_THREAD_SINGLE); no contexts.  shmem_ptr() gives a
+ * Single-threaded (SHMEM_THREAD_SINGLE).  shmem_ptr() gives a
  * load/store pointer for the calling PE only: other PEs are separate
  * processes reached through the network.
  */
@@ -79,8 +79,8 @@ extern shmem_team_t percs_shmem_team_shared;
 /**
  * struct shmem_team_config - what shmem_team_split_strided() may be told
  *	(typedef shmem_team_config_t)
- * @num_contexts: contexts wanted on the team (ignored: shmem_team_create_ctx()
- *	makes them on demand)
+ * @num_contexts: contexts wanted on the team (kept for
+ *	shmem_team_get_config(); shmem_team_create_ctx() makes them on demand)
  */
 typedef struct shmem_team_config {
 	int num_contexts;
@@ -528,8 +528,9 @@ int shmem_team_n_pes(shmem_team_t team);
  * @stride: distance between members (in @parent; may be negative, or 0
  *	when @size is 1)
  * @size: members
- * @config: ignored (may be NULL)
- * @config_mask: ignored
+ * @config: the team's configuration, read for the fields @config_mask
+ *	names (may be NULL when it names none)
+ * @config_mask: 0 or %SHMEM_TEAM_NUM_CONTEXTS; other bits abort
  * @new_team: set to the team on its members, %SHMEM_TEAM_INVALID on the others
  *
  * Collective over @parent.  The team's reductions run on the CAU when its
@@ -545,12 +546,12 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride,
  * shmem_team_split_2d() - rows and columns of @parent
  * @parent: the team split
  * @xrange: PEs per row (more than @parent's size: one row)
- * @xaxis_config: ignored (may be NULL)
- * @xaxis_mask: ignored
+ * @xaxis_config: the rows' configuration (as shmem_team_split_strided())
+ * @xaxis_mask: the fields @xaxis_config gives
  * @xaxis_team: set to this PE's row: the parent PEs i with the same
  *	i / @xrange, numbered by i % @xrange
- * @yaxis_config: ignored (may be NULL)
- * @yaxis_mask: ignored
+ * @yaxis_config: the columns' configuration
+ * @yaxis_mask: the fields @yaxis_config gives
  * @yaxis_team: set to this PE's column: the same i % @xrange, numbered by
  *	i / @xrange
  *
@@ -562,6 +563,17 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange,
 			long xaxis_mask, shmem_team_t *xaxis_team,
 			const shmem_team_config_t *yaxis_config,
 			long yaxis_mask, shmem_team_t *yaxis_team);
+/**
+ * shmem_team_get_config() - what @team was created with
+ * @team: the team
+ * @config_mask: the fields to read: 0 or %SHMEM_TEAM_NUM_CONTEXTS
+ * @config: where to write them (num_contexts as given to the split, 0 if
+ *	none was, and for the predefined teams)
+ *
+ * Return: 0; -1 for %SHMEM_TEAM_INVALID.
+ */
+int shmem_team_get_config(shmem_team_t team, long config_mask,
+			  shmem_team_config_t *config);
 /** shmem_team_translate_pe() - @src_pe of @src_team in @dest_team, or -1 */
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe,
 			    shmem_team_t dest_team);

@@ -207,14 +207,62 @@ static int split_strided(const char *call, shmem_team_t parent, int start,
 	return 0;
 }
 
+/* A config and mask a split may be given; checked before the split. */
+static void check_config(const char *call, const shmem_team_config_t *config,
+			 long config_mask)
+{
+	if (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS)
+		shmem_die(call, "unknown bits 0x%lx in config_mask",
+			  config_mask & ~SHMEM_TEAM_NUM_CONTEXTS);
+	if (config_mask && !config)
+		shmem_die(call, "config_mask 0x%lx with a NULL config",
+			  config_mask);
+	if ((config_mask & SHMEM_TEAM_NUM_CONTEXTS) && config->num_contexts < 0)
+		shmem_die(call, "num_contexts %d", config->num_contexts);
+}
+
+/*
+ * What @new_team was created with, for shmem_team_get_config().  The
+ * contexts are made on demand, so num_contexts is kept, not reserved.
+ */
+static void keep_config(shmem_team_t new_team,
+			const shmem_team_config_t *config, long config_mask)
+{
+	if (new_team == SHMEM_TEAM_INVALID)
+		return;
+	if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+		new_team->config.num_contexts = config->num_contexts;
+}
+
 int shmem_team_split_strided(shmem_team_t parent, int start, int stride,
 			     int size, const shmem_team_config_t *config,
 			     long config_mask, shmem_team_t *new_team)
 {
-	(void)config;
-	(void)config_mask;
-	return split_strided("shmem_team_split_strided", parent, start, stride,
-			     size, new_team);
+	const char *call = "shmem_team_split_strided";
+	int ret;
+
+	check_config(call, config, config_mask);
+	ret = split_strided(call, parent, start, stride, size, new_team);
+	keep_config(*new_team, config, config_mask);
+	return ret;
+}
+
+int shmem_team_get_config(shmem_team_t team, long config_mask,
+			  shmem_team_config_t *config)
+{
+	const char *call = "shmem_team_get_config";
+
+	shmem_need_init(call);
+	if (team == SHMEM_TEAM_INVALID)
+		return -1;
+	if (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS)
+		shmem_die(call, "unknown bits 0x%lx in config_mask",
+			  config_mask & ~SHMEM_TEAM_NUM_CONTEXTS);
+	if (!config)
+		shmem_die(call, "NULL config");
+	if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+		config->num_contexts = team->config.num_contexts;
+	return 0;
 }
 
 /*
@@ -234,12 +282,10 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange,
 	int n = p->g.set.size, rows, ret = 0;
 	shmem_team_t t;
 
-	(void)xaxis_config;
-	(void)xaxis_mask;
-	(void)yaxis_config;
-	(void)yaxis_mask;
 	if (!xaxis_team || !yaxis_team)
 		shmem_die(call, "NULL xaxis_team or yaxis_team");
+	check_config(call, xaxis_config, xaxis_mask);
+	check_config(call, yaxis_config, yaxis_mask);
 	*xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
 	if (xrange < 1) {
 		/* Every member of the parent says so: still synchronized. */
@@ -262,6 +308,8 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange,
 		if (t != SHMEM_TEAM_INVALID)
 			*yaxis_team = t;
 	}
+	keep_config(*xaxis_team, xaxis_config, xaxis_mask);
+	keep_config(*yaxis_team, yaxis_config, yaxis_mask);
 	return ret ? -1 : 0;
 }
 

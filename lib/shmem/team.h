@@ -22,6 +22,7 @@ struct percs_shmem_team {
 	struct shmem_group g;
 	unsigned int splits;		/* teams split from this one */
 	bool predefined;
+	shmem_team_config_t config;	/* as created (get_config) */
 };
 
 struct percs_shmem_team *shmem_team_world_ptr(void);

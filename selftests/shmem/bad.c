@@ -12,6 +12,7 @@
  *   sigaddr  shmem_putmem_signal with a signal word on the stack
  *   ctxpe    shmem_ctx_long_p on a context of PE 0's one-PE team, to
  *            the team's PE 1
+ *   config   shmem_team_split_strided with an unknown config_mask bit
  */
 #include <stdint.h>
 #include <string.h>
@@ -55,6 +56,13 @@ int main(int argc, char **argv)
 		if (shmem_my_pe() == 0 &&
 		    !shmem_team_create_ctx(me_only, 0, &ctx))
 			shmem_ctx_long_p(ctx, &sym, 1, 1);
+	}
+	if (!strcmp(what, "config")) {
+		shmem_team_config_t cfg = { .num_contexts = 1 };
+		shmem_team_t t;
+
+		shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, &cfg,
+					 SHMEM_TEAM_NUM_CONTEXTS | 4, &t);
 	}
 	shmem_barrier_all();
 	printf("bad: '%s' did not fail\n", what);

@@ -3,7 +3,8 @@
  * signal: the OpenSHMEM 1.5 calls beyond the core - put-with-signal (SET
  * and ADD, blocking and not, typed, sized and on a context), the signal
  * found only after its data; strided alltoalls; the _vector waits;
- * team_split_2d's rows and columns; contexts, world and team-numbered.
+ * team_split_2d's rows and columns and their configuration
+ * (shmem_team_get_config); contexts, world and team-numbered.
  * Every answer is checked against what it must be.
  *
  *   signal ROUNDS
@@ -164,9 +165,27 @@ static void split_2d(int me, int n)
 	shmem_ctx_t ctx;
 	long *slot = shmem_calloc(1, sizeof(long));
 
+	shmem_team_config_t rows_cfg = { .num_contexts = 3 }, got;
+
 	CHECK(slot, "allocation");
-	CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, xr, NULL, 0, &row, NULL, 0,
+	CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, xr, &rows_cfg,
+				  SHMEM_TEAM_NUM_CONTEXTS, &row, NULL, 0,
 				  &col) == 0, "split_2d");
+	/* The configuration comes back as given: 3 for rows, none for columns. */
+	got.num_contexts = -1;
+	CHECK(shmem_team_get_config(row, SHMEM_TEAM_NUM_CONTEXTS, &got) == 0 &&
+	      got.num_contexts == 3, "row num_contexts %d", got.num_contexts);
+	CHECK(shmem_team_get_config(col, SHMEM_TEAM_NUM_CONTEXTS, &got) == 0 &&
+	      got.num_contexts == 0, "column num_contexts %d",
+	      got.num_contexts);
+	CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, SHMEM_TEAM_NUM_CONTEXTS,
+				    &got) == 0 && got.num_contexts == 0,
+	      "world num_contexts %d", got.num_contexts);
+	got.num_contexts = 7;
+	CHECK(shmem_team_get_config(row, 0, &got) == 0 &&
+	      got.num_contexts == 7, "mask 0 wrote num_contexts");
+	CHECK(shmem_team_get_config(SHMEM_TEAM_INVALID, 0, &got) == -1,
+	      "get_config of SHMEM_TEAM_INVALID");
 	CHECK(row != SHMEM_TEAM_INVALID && col != SHMEM_TEAM_INVALID, "teams");
 	CHECK(shmem_team_my_pe(row) == me % xr, "x %d, want %d",
 	      shmem_team_my_pe(row), me % xr);
