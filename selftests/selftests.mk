@@ -73,7 +73,7 @@ $(ST_VERBS_ATTACK): $(ST_DIR)/helpers/verbs-attack.c $(ST_LIBSAN) \
 # or a debug kernel built once and cached (vm-tests-kasan, vm-tests-kcsan).
 # Failing tests do not stop make: scripts/summary.sh counts the TAP files.
 vm-tests: module lib $(ST_LIBSAN) selftests bench ctl run-tool mpi-tests \
-	  pkg-install-tests
+	  pkg-install-tests peers-bins
 	@PERCS_BUILD=$(BUILD) PERCS_VM_TIMEOUT=$(ST_VM_TIMEOUT) \
 		$(ST_DIR)/vm-tests.sh stock
 
