@@ -21,8 +21,10 @@
 # named mpi, selftests/shmem.sh (OpenSHMEM programs) as one named shmem,
 # selftests/installed.sh (programs built against a staged make install) as
 # one named installed,
-# and selftests/verbs.sh (percs_verbs.ko and rdma-core's programs) as one
-# named verbs, with the same oracles; the debug kernels' passes skip them.
+# selftests/verbs.sh (percs_verbs.ko and rdma-core's programs) as one
+# named verbs, and selftests/peers.sh (the short peer comparison: rdma_rxe,
+# perftest, Open MPI) as one named peers, with the same oracles; the debug
+# kernels' passes skip them.
 # Then selftests/module.sh (module parameters, rmmod, load/unload cycles)
 # writes $PERCS_OUT/module.tap.
 #
@@ -369,6 +371,11 @@ fi
 # more on a shared host, so a limit of its own.
 if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted verbs; then
 	run_one "$src/selftests/verbs.sh" verbs "${PERCS_VERBS_TEST_TIMEOUT:-900}"
+fi
+# percs beside rdma_rxe + perftest and Open MPI, the short version of make
+# bench-peers: about a minute, the stock kernel only (it needs ib_core).
+if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted peers; then
+	run_one "$src/selftests/peers.sh" peers "${PERCS_PEERS_TEST_TIMEOUT:-600}"
 fi
 # Leaks of the last program's final seconds.
 [ ${#oracle_lines[@]} -gt 0 ] && kmemleak_check "all programs (final)" final

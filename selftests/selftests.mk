@@ -77,7 +77,7 @@ $(ST_VERBS_ATTACK): $(ST_DIR)/helpers/verbs-attack.c $(ST_LIBSAN) \
 # (VM_PKG_INSTALL=0, scripts/check.sh).
 VM_PKG_INSTALL ?= 1
 vm-tests: module lib $(ST_LIBSAN) selftests bench ctl run-tool mpi-tests \
-	  $(if $(filter 1,$(VM_PKG_INSTALL)),pkg-install-tests)
+	  peers-bins $(if $(filter 1,$(VM_PKG_INSTALL)),pkg-install-tests)
 	@PERCS_BUILD=$(BUILD) PERCS_VM_TIMEOUT=$(ST_VM_TIMEOUT) \
 		$(ST_DIR)/vm-tests.sh stock
 

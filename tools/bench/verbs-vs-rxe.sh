@@ -34,24 +34,14 @@ floor_bin=${PERCS_BUILD:-$here/../../build}/tools/verbs-floor
 vko=${1:-$here/../../percs_verbs.ko}
 scratch=$(mktemp -d)
 failed=0
-port=19515
 
 say() { echo "verbs-vs-rxe: $*" >&2; }
 
-setup() {
-	modprobe ib_uverbs || return 1
-	grep -q '^percs_verbs ' /proc/modules || insmod "$vko" || return 1
-	modprobe crc32_generic && modprobe rdma_rxe && modprobe dummy ||
-		return 1
-	ip link add pvbench0 type dummy &&
-	ip addr add 10.77.0.1/24 dev pvbench0 &&
-	ip link set pvbench0 up &&
-	rdma link add pvrxe0 type rxe netdev pvbench0
-}
+# shellcheck source=tools/bench/perftest.sh
+. "$here/perftest.sh"
 
 teardown() {
-	rdma link delete pvrxe0 2>/dev/null
-	ip link delete pvbench0 2>/dev/null
+	rxe_teardown
 	rm -rf "$scratch"
 }
 
@@ -59,21 +49,13 @@ teardown() {
 # client's result row (5: t_typical of a latency test, 4: BW average of
 # a bandwidth test), or nothing.
 run() {
-	local prog=$1 col=$2 sdev=$3 cdev=$4 spid
-	shift 4
-	port=$((port + 1))
-	timeout 120 "$prog" -d "$sdev" -p "$port" "$@" >"$scratch/s" 2>&1 &
-	spid=$!
-	sleep 2
-	timeout 120 "$prog" -d "$cdev" -p "$port" "$@" localhost \
-		>"$scratch/c" 2>&1
-	wait "$spid"
-	awk -v c="$col" '/^ +[0-9]+ +[0-9]+ +[0-9.]+/ { print $c; exit }' \
-		"$scratch/c"
+	local prog=$1 col=$2
+	shift 2
+	perftest_run "$prog" "$col" "$scratch/pt" "$@"
 }
 
 trap teardown EXIT
-setup || { say "cannot set up percs_verbs and rdma_rxe"; exit 1; }
+rxe_setup "$vko" || { say "cannot set up percs_verbs and rdma_rxe"; exit 1; }
 sleep 1
 
 # The productive verbs calls both percs devices served so far.

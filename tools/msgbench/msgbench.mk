@@ -13,10 +13,12 @@
 
 MSGB_BIN := $(BUILD)/tools/percs-mpi-bench
 MSGB_SCRIPT := $(BUILD)/tools/percs-msg-bench
+# The plotter percs-msg-bench imports from its own directory.
+MSGB_PLOT := $(BUILD)/tools/percs_plot.py
 
 .PHONY: msgbench msgbench-unit-tests
 all: msgbench
-msgbench: $(MSGB_BIN) $(MSGB_SCRIPT) bench run-tool
+msgbench: $(MSGB_BIN) $(MSGB_SCRIPT) $(MSGB_PLOT) bench run-tool
 
 $(MSGB_BIN): $(SRC)/tools/msgbench/mpi-bench.c $(PERCS_CC) $(MPI_LIB) $(MSG_LIB) \
 	     $(BUILD)/lib/libpercs.a $(SRC)/include/mpi/mpi.h
@@ -27,7 +29,11 @@ $(MSGB_SCRIPT): $(SRC)/tools/msgbench/percs-msg-bench
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
-msgbench-unit-tests: $(MSGB_SCRIPT)
+$(MSGB_PLOT): $(SRC)/tools/plot/percs_plot.py
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+msgbench-unit-tests: $(MSGB_SCRIPT) $(MSGB_PLOT)
 	@mkdir -p $(BUILD)/results
 	@$(SRC)/tools/msgbench/test-msg-bench.sh --count > $(BUILD)/results/msg-bench.expected
 	@$(SRC)/tools/msgbench/test-msg-bench.sh $(MSGB_SCRIPT) > $(BUILD)/results/msg-bench.tap; \
