@@ -12,7 +12,7 @@
  * sequence number of its channel - the initiator/target window pair,
  * w->amo.chans - whose unanswered numbers span at most
  * %PERCS_AMO_SEQ_WINDOW; a descriptor that finds no room waits in the
- * send FIFO.  The request goes out through the lossy stage (dgram.c).
+ * send FIFO.  The request goes out through the lossy stage (net.c).
  * When the reply comes back the operation is marked done; the window's
  * next engine pass writes the fetched value into the result registration,
  * posts the completion entry and frees the slot.  An operation not
@@ -48,6 +48,7 @@
 #include <linux/slab.h>
 
 #include "dgram.h"
+#include "net.h"
 #include "nmmu.h"
 
 /**
@@ -370,9 +371,9 @@ static void percs_amo_answer(struct percs_dev *pd, struct percs_window *t,
  * @req: the request
  * @self: as for percs_dgram_send()
  */
-void percs_amo_request(struct percs_dev *pd, u32 src_gid, u32 dst_gid,
-		       const struct percs_amo_req *req,
-		       struct percs_window *self)
+static void percs_amo_request(struct percs_dev *pd, u32 src_gid,
+			      u32 dst_gid, const struct percs_amo_req *req,
+			      struct percs_window *self)
 {
 	struct percs_amo_reply reply = {
 		.seq = req->seq, .src_inst = req->src_inst, .slot = req->slot,
@@ -411,9 +412,9 @@ void percs_amo_request(struct percs_dev *pd, u32 src_gid, u32 dst_gid,
  *
  * Any context; may be called under the target's rx_lock.
  */
-void percs_amo_reply(struct percs_dev *pd, u32 src_gid, u32 dst_gid,
-		     const struct percs_amo_reply *reply,
-		     struct percs_window *self)
+static void percs_amo_reply(struct percs_dev *pd, u32 src_gid, u32 dst_gid,
+			    const struct percs_amo_reply *reply,
+			    struct percs_window *self)
 {
 	struct percs_amo_op *op = NULL;
 	struct percs_window *w;
@@ -1052,3 +1053,29 @@ void percs_amo_window_fini(struct percs_window *w)
 		kfree(p);
 	xa_destroy(&w->amo.peers);
 }
+
+/* The delivery table's ends (net.h); a datagram is never refused. */
+static int percs_amo_req_net_deliver(struct percs_dev *pd,
+				     const struct percs_net_pkt *pkt)
+{
+	percs_amo_request(pd, pkt->src_gid, pkt->dst_gid, pkt->body,
+			  pkt->self);
+	return 0;
+}
+
+static int percs_amo_reply_net_deliver(struct percs_dev *pd,
+				       const struct percs_net_pkt *pkt)
+{
+	percs_amo_reply(pd, pkt->src_gid, pkt->dst_gid, pkt->body, pkt->self);
+	return 0;
+}
+
+const struct percs_net_handler percs_amo_req_net_handler = {
+	.name = "amo_req",
+	.deliver = percs_amo_req_net_deliver,
+};
+
+const struct percs_net_handler percs_amo_reply_net_handler = {
+	.name = "amo_reply",
+	.deliver = percs_amo_reply_net_deliver,
+};

@@ -18,7 +18,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "percs.h"
+#include "net.h"
 
 static int percs_live_show(struct seq_file *m, void *unused)
 {
@@ -83,6 +83,27 @@ static int percs_flight_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(percs_flight);
+
+/* The delivery table: each kind's handler and the packets it refused. */
+static int percs_net_show(struct seq_file *m, void *unused)
+{
+	struct percs_dev *pd = m->private;
+	static const char * const kinds[PERCS_NET_NR_KINDS] = {
+		[PERCS_NET_FIFO] = "fifo",
+		[PERCS_NET_RDMA_SEG] = "rdma_seg",
+		[PERCS_NET_AMO_REQ] = "amo_req",
+		[PERCS_NET_AMO_REPLY] = "amo_reply",
+	};
+	unsigned int k;
+
+	seq_puts(m, "kind handler refused\n");
+	for (k = 0; k < PERCS_NET_NR_KINDS; k++)
+		seq_printf(m, "%s %s %lld\n", kinds[k],
+			   READ_ONCE(pd->net.handlers[k])->name,
+			   atomic64_read(&pd->net.refused[k]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(percs_net);
 
 static int percs_cau_file_show(struct seq_file *m, void *unused)
 {
@@ -358,6 +379,7 @@ void percs_debugfs_init(struct percs_dev *pd)
 			    &percs_cau_file_fops);
 	isr = debugfs_create_dir("isr", pd->debugfs);
 	debugfs_create_file("flight", 0444, isr, pd, &percs_flight_fops);
+	debugfs_create_file("net", 0444, isr, pd, &percs_net_fops);
 	percs_debugfs_knobs(pd, isr);
 	debugfs_create_file("topology", 0444, isr, pd, &percs_topology_fops);
 	debugfs_create_file("links", 0444, isr, pd, &percs_links_fops);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * percs: the datagrams of the end-to-end reliable protocols - what an
- * atomic request and its reply carry between two HFIs (dgram.c moves
+ * atomic request and its reply carry between two HFIs (net.c moves
  * them, atomic.c makes and consumes them).
  */
 #ifndef _PERCS_DGRAM_H
@@ -78,13 +78,5 @@ struct percs_dgram {
 void percs_dgram_send(struct percs_dev *pd, unsigned int type, u32 src_gid,
 		      u32 dst_gid, const void *body, u32 len,
 		      const struct fm_route *r, struct percs_window *self);
-
-/* atomic.c: the two ends */
-void percs_amo_request(struct percs_dev *pd, u32 src_gid, u32 dst_gid,
-		       const struct percs_amo_req *req,
-		       struct percs_window *self);
-void percs_amo_reply(struct percs_dev *pd, u32 src_gid, u32 dst_gid,
-		     const struct percs_amo_reply *reply,
-		     struct percs_window *self);
 
 #endif /* _PERCS_DGRAM_H */

@@ -77,9 +77,9 @@ static int percs_engine_send_one(struct percs_window *w,
 	if (t)
 		ret = percs_window_may_send_to(w, t);
 	if (!ret) {
-		ret = percs_fifo_deliver(t, h, payload, extra_hops,
-					 h->flags & PERCS_PKT_F_NOTIFY_REMOTE ?
-					 w : NULL, cqe_flags);
+		ret = percs_net_send(t, h, payload, extra_hops,
+				     h->flags & PERCS_PKT_F_NOTIFY_REMOTE ?
+				     w : NULL, cqe_flags);
 		if (ret == -EAGAIN) {
 			p->blocked = true;
 			p->blocked_on = percs_window_gid(t);

@@ -6,7 +6,7 @@
 #include <linux/string.h>
 #include <linux/wait.h>
 
-#include "percs.h"
+#include "net.h"
 #include "firmware-model/packet.h"
 
 /*
@@ -110,48 +110,19 @@ int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
 }
 
 /**
- * percs_fifo_deliver() - hand one packet to the network for a target
- * @t: target window, found under rcu_read_lock() which the caller holds
- * @h: validated header, with src and job_key already stamped
- * @payload: h->length bytes
- * @extra_hops: hops its route has beyond the direct route's: that many
- *	later packets overtake it
- * @from: the initiator, send_lock held, when it asked for a remote
- *	completion (%PERCS_PKT_F_NOTIFY_REMOTE), else NULL
- * @cqe_flags: the flags of that completion entry
+ * percs_fifo_net_deliver() - the delivery table's FIFO handler
+ * @pd: the system
+ * @pkt: a FIFO or immediate packet; pkt->t's recv_lock held, not dead
  *
- * The packet is written into @t's receive FIFO, or held in flight when it
- * took a longer route or the network delays it (flight.c); each arrival
- * may let held packets through.
- *
- * Return: 0; %PERCS_FIFO_HELD when it is held with a ticket for @from's
- * remote completion (landed.c); -EAGAIN when the FIFO is full (nothing
- * written: the caller keeps the packet), -ECONNREFUSED when the target is
- * being released.
+ * Return: as percs_fifo_put().
  */
-int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
-		       const void *payload, unsigned int extra_hops,
-		       struct percs_window *from, u8 cqe_flags)
+int percs_fifo_net_deliver(struct percs_dev *pd,
+			   const struct percs_net_pkt *pkt)
 {
-	unsigned int overtakers = extra_hops +
-				  percs_flight_should_hold(t->hfi->pd);
-	int ret;
-
-	spin_lock(&t->recv_lock);
-	if (t->recv_dead) {
-		ret = -ECONNREFUSED;
-	} else if (overtakers &&
-		   !percs_flight_hold(t, h, payload, overtakers, from,
-				      cqe_flags)) {
-		ret = from ? PERCS_FIFO_HELD : 0;
-	} else {
-		ret = percs_fifo_put(t, h, payload);
-	}
-	if (ret >= 0) {
-		t->arrivals++;
-		if (unlikely(t->nr_flight))
-			percs_flight_release(t, 0);
-	}
-	percs_fifo_unlock(t);
-	return ret;
+	return percs_fifo_put(pkt->t, pkt->hdr, pkt->payload);
 }
+
+const struct percs_net_handler percs_fifo_net_handler = {
+	.name = "fifo",
+	.deliver = percs_fifo_net_deliver,
+};

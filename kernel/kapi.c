@@ -3,7 +3,7 @@
  * percs: the interface exported to kernel clients (kapi.h says what it
  * offers and why).  Each function is a thin door onto the file that owns
  * the rule: windows and jobs (window.c, job.c), routes and counters
- * (isr.c), the lossy stage (dgram.c), registrations (nmmu.c).
+ * (isr.c), the lossy stage (net.c), registrations (nmmu.c).
  */
 #include <linux/export.h>
 #include <linux/math64.h>

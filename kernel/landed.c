@@ -5,7 +5,7 @@
  * A send with %PERCS_PKT_F_NOTIFY_REMOTE completes when its packet is in
  * the target's receive FIFO.  Most packets are written there by the
  * sending engine pass itself, which posts the entry at once (engine.c).
- * A packet the network holds back (flight.c) lands later, from another
+ * A packet the network holds back (net.c) lands later, from another
  * window's engine, the flush work or a receiver's credit kick, under the
  * target's recv_lock, where the initiator's CQ cannot be reached.  So the
  * held packet carries a ticket (&struct percs_landed), also queued on the

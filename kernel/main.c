@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 
 #include "nmmu.h"
+#include "net.h"
 
 static unsigned int supernodes = PERCS_DEF_SUPERNODES;
 module_param(supernodes, uint, 0444);
@@ -95,6 +96,11 @@ static int __init percs_init(void)
 
 	percs_flight_init(percs);
 	percs_dgram_init(percs);
+	percs_net_register(percs, PERCS_NET_FIFO, &percs_fifo_net_handler);
+	percs_net_register(percs, PERCS_NET_RDMA_SEG, &percs_rdma_net_handler);
+	percs_net_register(percs, PERCS_NET_AMO_REQ, &percs_amo_req_net_handler);
+	percs_net_register(percs, PERCS_NET_AMO_REPLY,
+			   &percs_amo_reply_net_handler);
 	percs_debugfs_init(percs);
 	ret = percs_clock_init(percs);
 	if (ret)

@@ -23,7 +23,7 @@
 #define PERCS_ENGINE_BUDGET	256
 
 /*
- * The network stage (flight.c): packets held per target at most, and the
+ * The network stage (net.c): packets held per target at most, and the
  * reorder knobs' defaults and limits.
  */
 #define PERCS_FLIGHT_MAX		64
@@ -63,7 +63,7 @@
 #define PERCS_AMO_RTO_MAX_US	20000
 #define PERCS_AMO_TIMEOUT_MS	2000
 
-/* The lossy stage (dgram.c): injected drops and duplicates, at most 50%. */
+/* The lossy stage (net.c): injected drops and duplicates, at most 50%. */
 #define PERCS_DGRAM_MAX_PPM	500000
 /* Datagrams it holds back at once at most (beyond that they go through). */
 #define PERCS_DGRAM_MAX_HELD	4096

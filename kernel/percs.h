@@ -101,7 +101,7 @@
  *                                    full target (pd->blocked);
  *                                    inside send_lock or alone; leaf
  *  pd->dgram.lock          spin      datagrams the network holds    process
- *                                    back (dgram.c); leaf
+ *                                    back (net.c); leaf
  *  pd->isr.lock            seqlock   link states; written (a leaf)  process
  *                                    by the debugfs link controls,
  *                                    read with retries, no lock
@@ -279,9 +279,23 @@ struct percs_flight {
 	struct delayed_work flush;
 };
 
+/* The kinds of enum percs_net_kind (net.h) */
+#define PERCS_NET_KINDS	4
+struct percs_net_handler;
+
+/**
+ * struct percs_net - the network layer's delivery table (net.c)
+ * @handlers: per packet kind, its receiving end
+ * @refused: per packet kind, packets its handler refused
+ */
+struct percs_net {
+	const struct percs_net_handler *handlers[PERCS_NET_KINDS];
+	atomic64_t refused[PERCS_NET_KINDS];
+};
+
 /**
  * struct percs_dgram_net - the lossy stage of the end-to-end reliable
- *	protocols (dgram.c): atomic requests and replies
+ *	protocols (net.c): atomic requests and replies
  * @drop_ppm: chance per million that a datagram is lost (debugfs knob)
  * @dup_ppm: chance per million that it arrives twice (debugfs knob)
  * @lock: protects @held
@@ -404,8 +418,9 @@ struct percs_isr {
  * @nmmu_wq: releases registrations whose last user was in atomic context
  * @debugfs: debugfs directory
  * @clock: the global clock (clock.c)
- * @flight: the network stage, packets held in flight (flight.c)
- * @dgram: the lossy stage of atomic requests and replies (dgram.c)
+ * @flight: the network stage, packets held in flight (net.c)
+ * @dgram: the lossy stage of atomic requests and replies (net.c)
+ * @net: the delivery table of the network layer (net.c)
  * @amo: atomics counters (atomic.c)
  * @window_inst: windows ever reserved: each one's instance number
  * @cau: the CAUs and their trees (cau.c)
@@ -439,6 +454,7 @@ struct percs_dev {
 	struct percs_clock_ctl *clock;
 	struct percs_flight flight;
 	struct percs_dgram_net dgram;
+	struct percs_net net;
 	struct percs_amo_stats amo;
 	atomic64_t window_inst;
 	struct percs_cau_sys cau;
@@ -586,7 +602,7 @@ struct percs_amo_win {
  * @recv_tail: kernel's receive FIFO position (published in @st)
  * @recv_head: last valid credit seen
  * @arrivals: packets the network brought to this window (written or held)
- * @flight: packets held in the network for this target (flight.c)
+ * @flight: packets held in the network for this target (net.c)
  * @nr_flight: entries of @flight (read without the lock by the flush work)
  * @blocked_node: entry in pd->blocked while @blocked_on is valid
  * @blocked_on: global window id the send FIFO waits for
@@ -835,11 +851,13 @@ void *percs_clock_page(struct percs_dev *pd);
 void percs_fifo_unlock(struct percs_window *t) __releases(&t->recv_lock);
 int percs_fifo_put(struct percs_window *t, const struct percs_pkt_hdr *h,
 		   const void *payload);
-/* percs_fifo_deliver(): held, with a ticket for the remote completion */
+
+/* net.c: the network layer (the delivery table is in net.h) */
+/* percs_net_send(): held, with a ticket for the remote completion */
 #define PERCS_FIFO_HELD	1
-int percs_fifo_deliver(struct percs_window *t, const struct percs_pkt_hdr *h,
-		       const void *payload, unsigned int extra_hops,
-		       struct percs_window *from, u8 cqe_flags);
+int percs_net_send(struct percs_window *t, const struct percs_pkt_hdr *h,
+		   const void *payload, unsigned int extra_hops,
+		   struct percs_window *from, u8 cqe_flags);
 
 /* isr.c: topology, routes, links */
 int percs_isr_init(struct percs_dev *pd, const char *spec);
@@ -867,7 +885,7 @@ int percs_isr_route_hubs(struct percs_dev *pd, u32 src_hub, u32 dst_hub,
 			 struct fm_route *r);
 void percs_isr_count_drop(struct percs_dev *pd, const struct fm_route *r);
 
-/* flight.c: the network between the HFIs */
+/* net.c: packets held in flight */
 unsigned int percs_flight_should_hold(struct percs_dev *pd);
 int percs_flight_hold(struct percs_window *t, const struct percs_pkt_hdr *h,
 		      const void *payload, unsigned int overtakers,
@@ -888,7 +906,7 @@ void percs_flight_arm(struct percs_dev *pd);
 void percs_flight_init(struct percs_dev *pd);
 void percs_flight_exit(struct percs_dev *pd);
 
-/* flight.c: RDMA segments held in flight */
+/* net.c: RDMA segments held in flight */
 struct percs_rdma_track;
 int percs_flight_hold_seg(struct percs_window *t, struct percs_mr *dst,
 			  u64 daddr, struct percs_mr *src, u64 saddr,
@@ -902,8 +920,6 @@ int percs_rdma_post(struct percs_window *w, const struct percs_pkt_hdr *h,
 bool percs_rdma_progress(struct percs_window *w, int *moved);
 void percs_rdma_track_hold(struct percs_mr *dst,
 			   struct percs_rdma_track *track);
-void percs_rdma_land(struct percs_mr *dst, u64 daddr, const void *buf,
-		     u32 len, struct percs_rdma_track *track, int err);
 void percs_rdma_window_init(struct percs_window *w);
 void percs_rdma_window_fini(struct percs_window *w);
 void percs_rdma_exit(struct percs_dev *pd);
@@ -940,7 +956,7 @@ struct percs_fate {
 	u64 hold_ns[2];
 };
 
-/* dgram.c: the lossy stage of the reliable protocols */
+/* net.c: the lossy stage of the reliable protocols */
 void percs_dgram_fate(struct percs_dev *pd, const struct fm_route *r,
 		      struct percs_fate *f);
 void percs_dgram_init(struct percs_dev *pd);

@@ -32,7 +32,7 @@
  * at a time only when the network may hold some back: with the reorder
  * knob on, or with the hardware route modes (a route per packet; those
  * with extra hops are overtaken by later ones).  A held packet is an RDMA
- * segment in flight.c, on the window whose memory it lands in, carrying
+ * segment in net.c, on the window whose memory it lands in, carrying
  * its data, a reference to the registration and one to its transfer's
  * tracker.
  *
@@ -52,6 +52,7 @@
 #include <linux/workqueue.h>
 
 #include "nmmu.h"
+#include "net.h"
 #include "firmware-model/packet.h"
 
 enum percs_rdma_state {
@@ -136,7 +137,7 @@ void percs_rdma_track_hold(struct percs_mr *dst,
 	atomic_inc(&track->pending);
 }
 
-/**
+/*
  * percs_rdma_land() - a held segment lands (or is discarded)
  * @dst: the registration it lands in; its reference is dropped
  * @daddr: where
@@ -148,8 +149,9 @@ void percs_rdma_track_hold(struct percs_mr *dst,
  *
  * Any context (called under the landing window's recv_lock).
  */
-void percs_rdma_land(struct percs_mr *dst, u64 daddr, const void *buf,
-		     u32 len, struct percs_rdma_track *track, int err)
+static void percs_rdma_land(struct percs_mr *dst, u64 daddr,
+			    const void *buf, u32 len,
+			    struct percs_rdma_track *track, int err)
 {
 	/* The range was validated when the transfer started. */
 	if (!err)
@@ -165,6 +167,20 @@ void percs_rdma_land(struct percs_mr *dst, u64 daddr, const void *buf,
 	}
 	percs_rdma_track_put(track);
 }
+
+/* The delivery table's RDMA end (net.h): a segment is never refused. */
+static int percs_rdma_net_deliver(struct percs_dev *pd,
+				  const struct percs_net_pkt *pkt)
+{
+	percs_rdma_land(pkt->mr, pkt->addr, pkt->payload, pkt->len,
+			pkt->track, pkt->err);
+	return 0;
+}
+
+const struct percs_net_handler percs_rdma_net_handler = {
+	.name = "rdma_seg",
+	.deliver = percs_rdma_net_deliver,
+};
 
 static void percs_rdma_free(struct percs_rdma_op *op)
 {
@@ -469,6 +485,9 @@ static int percs_rdma_one(struct percs_rdma_xfer *x, int *moved)
 				  x->buf ? x->buf + op->done : NULL, n,
 				  op->track, overtakers))
 		err = percs_rdma_copy(x, op->done, n);
+	else
+		/* Held: it is released under the lock we still hold. */
+		percs_rdma_track_hold(x->dst, op->track);
 	if (!err) {
 		land->arrivals++;
 		if (land->nr_flight)

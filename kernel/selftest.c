@@ -3,7 +3,8 @@
  * percs: test code, built only with PERCS_TEST=1 (Kbuild), as iommufd keeps
  * its test code behind CONFIG_IOMMUFD_TEST: the NMMU self-check that runs
  * at module load, and the route look-up benchmark debugfs isr/route_cost
- * runs when read.  make module, make check and the VM tests build with it;
+ * runs when read, and a FIFO handler that refuses every packet
+ * (debugfs isr/net_refuse) for the delivery table's test.  make module, make check and the VM tests build with it;
  * an install build (make module PERCS_TEST=0, or Kbuild without the
  * variable) leaves it out, and percs.h gives the module stubs instead.
  */
@@ -19,6 +20,7 @@
 #include <linux/slab.h>
 
 #include "nmmu.h"
+#include "net.h"
 
 /*
  * Self-check at load of the translation and copy helpers that the RDMA
@@ -321,8 +323,50 @@ static int percs_route_cost_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(percs_route_cost);
 
+/*
+ * A receiving end that refuses every packet, in place of the FIFO's: the
+ * delivery table must count each one and the sender see -EPROTO (the
+ * receiver refused it; a test-build errno only).  FIFO packets hold no
+ * reference, so refusing them leaks nothing.
+ */
+static int percs_test_refuse_deliver(struct percs_dev *pd,
+				     const struct percs_net_pkt *pkt)
+{
+	return -EPROTO;
+}
+
+static const struct percs_net_handler percs_test_refuse_handler = {
+	.name = "refuse",
+	.deliver = percs_test_refuse_deliver,
+};
+
+static int percs_net_refuse_get(void *data, u64 *val)
+{
+	struct percs_dev *pd = data;
+
+	*val = READ_ONCE(pd->net.handlers[PERCS_NET_FIFO]) ==
+	       &percs_test_refuse_handler;
+	return 0;
+}
+
+/* 1: FIFO packets are refused from now on; 0: delivered again. */
+static int percs_net_refuse_set(void *data, u64 val)
+{
+	struct percs_dev *pd = data;
+
+	if (val > 1)
+		return -EINVAL;
+	percs_net_register(pd, PERCS_NET_FIFO, val ?
+			   &percs_test_refuse_handler :
+			   &percs_fifo_net_handler);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(percs_net_refuse_fops, percs_net_refuse_get,
+			 percs_net_refuse_set, "%llu\n");
+
 /**
- * percs_test_debugfs_init() - the benchmark's file, isr/route_cost
+ * percs_test_debugfs_init() - the test files: isr/route_cost (the
+ *	benchmark) and isr/net_refuse (the refusing FIFO handler)
  * @pd: the system
  * @isr: its debugfs directory isr/
  */
@@ -330,4 +374,6 @@ void percs_test_debugfs_init(struct percs_dev *pd, struct dentry *isr)
 {
 	debugfs_create_file("route_cost", 0444, isr, pd,
 			    &percs_route_cost_fops);
+	debugfs_create_file_unsafe("net_refuse", 0600, isr, pd,
+				   &percs_net_refuse_fops);
 }

@@ -91,9 +91,16 @@ FIXTURE_SETUP(fifo)
 	self->key = pt_new_key();
 }
 
+#define NET_FILE	PT_ISR_DIR "net"
+#define NET_REFUSE	"net_refuse"	/* test build only (PERCS_TEST) */
+
 FIXTURE_TEARDOWN(fifo)
 {
 	unsigned int i;
+
+	/* A failed refusal test must not leave FIFO packets refused. */
+	if (!access(PT_ISR_DIR NET_REFUSE, F_OK))
+		pt_isr_set(NET_REFUSE, 0);
 
 	for (i = 0; i < MAX_HFIS; i++)
 		percs_hfi_close(self->hfi[i]);
@@ -639,6 +646,80 @@ TEST_F(fifo, notify_posts_completion)
 				       PT_TIMEOUT_MS));
 	ASSERT_EQ(0, percs_cq_poll(tx, &cqe, 1));
 	ASSERT_EQ(0, percs_window_status(tx)->send_errors);
+	percs_window_release(tx);
+	percs_window_release(rx);
+}
+
+/* The packets of one kind its handler refused (debugfs isr/net), or -1. */
+static long long net_refused(const char *kind)
+{
+	char k[32], handler[32], line[128];
+	long long n, ret = -1;
+	FILE *f = fopen(NET_FILE, "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %31s %lld", k, handler, &n) == 3 &&
+		    !strcmp(k, kind))
+			ret = n;
+	fclose(f);
+	return ret;
+}
+
+/*
+ * The network's delivery table: with a FIFO handler that refuses
+ * (isr/net_refuse, test build), each packet is counted as refused, the
+ * sender's completion carries -EPROTO (asked for or not), and nothing
+ * arrives; with the FIFO's own handler back, packets arrive again.
+ */
+TEST_F(fifo, refused_by_handler)
+{
+	struct percs_window *tx, *rx;
+	struct percs_addr dst;
+	struct percs_pkt_hdr h;
+	struct percs_cqe cqe;
+	uint8_t buf[100];
+	long long before;
+
+	if (access(PT_ISR_DIR NET_REFUSE, F_OK))
+		SKIP(return, "module built without PERCS_TEST");
+	ASSERT_EQ(0, reserve_on(self, 0, 0, 0, BIG_FIFO, BIG_FIFO, &tx));
+	ASSERT_EQ(0, reserve_on(self, 0, 1, 0, BIG_FIFO, BIG_FIFO, &rx));
+	dst = percs_window_addr(rx);
+	pt_fill(buf, sizeof(buf), 3);
+	before = net_refused("fifo");
+	ASSERT_LE(0, before);
+
+	ASSERT_EQ(0, pt_isr_set(NET_REFUSE, 1));
+	ASSERT_EQ(1, pt_isr_read(NET_REFUSE));
+	ASSERT_EQ(0, pt_send(tx, &dst, buf, sizeof(buf), 0x5eed,
+			     PERCS_PKT_F_NOTIFY, PT_TIMEOUT_MS));
+	ASSERT_EQ(1, pt_cq_wait(tx, &cqe, PT_TIMEOUT_MS));
+	ASSERT_EQ(-EPROTO, cqe.res);
+	ASSERT_EQ(0x5eedu, cqe.user_data);
+	ASSERT_EQ(PERCS_PKT_FIFO, cqe.kind);
+	ASSERT_EQ(0, cqe.flags);
+	/* Not asked for: the error still comes, marked unasked. */
+	ASSERT_EQ(0, pt_send(tx, &dst, buf, sizeof(buf), 9, 0,
+			     PT_TIMEOUT_MS));
+	ASSERT_EQ(1, pt_cq_wait(tx, &cqe, PT_TIMEOUT_MS));
+	ASSERT_EQ(-EPROTO, cqe.res);
+	ASSERT_EQ(PERCS_CQE_F_UNASKED, cqe.flags);
+	ASSERT_EQ(before + 2, net_refused("fifo"));
+	ASSERT_EQ(-ETIMEDOUT, pt_recv(rx, &h, buf, sizeof(buf), 50));
+	/* Only 0 and 1 mean something. */
+	ASSERT_EQ(-EINVAL, pt_isr_set(NET_REFUSE, 2));
+
+	ASSERT_EQ(0, pt_isr_set(NET_REFUSE, 0));
+	ASSERT_EQ(0, pt_send(tx, &dst, buf, sizeof(buf), 10,
+			     PERCS_PKT_F_NOTIFY, PT_TIMEOUT_MS));
+	ASSERT_EQ(1, pt_cq_wait(tx, &cqe, PT_TIMEOUT_MS));
+	ASSERT_EQ(0, cqe.res);
+	ASSERT_EQ(sizeof(buf), pt_recv(rx, &h, buf, sizeof(buf),
+				       PT_TIMEOUT_MS));
+	ASSERT_EQ(10u, h.tag);
+	ASSERT_EQ(before + 2, net_refused("fifo"));
 	percs_window_release(tx);
 	percs_window_release(rx);
 }
