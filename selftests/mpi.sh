@@ -23,7 +23,7 @@ scale=${PERCS_TEST_SCALE:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-plan=36
+plan=39
 # shellcheck source=selftests/job-tap.sh
 . "$here/job-tap.sh"
 
@@ -71,6 +71,44 @@ job "collectives, 3 ranks" 0 'on 3 ranks' '' 120 -n 3 "$bin/coll"
 job "collectives, 5 ranks" 0 'on 5 ranks' '' 180 -n 5 "$bin/coll"
 job "collectives on 1 .. 16 ranks (sub-communicators), one 16-rank job" 0 \
 	'on 1 \.\. 16 ranks' '' 240 -n 16 "$bin/coll" sweep
+# Every algorithm, forced: set i gives each collective its i-th one (set
+# 2 Rabenseifner's reduce too), each on a few communicator sizes (8 ranks
+# take ~60 ms a collective on the VM); PERCS_COLLALGO_FULL=1 runs each set
+# on every size 1 .. 16 instead (~10 min).
+algo_set() {
+	local set=$1 n=$2
+	shift 2
+	case $set in
+	1) set -- dissemination binomial linear recursive_doubling ring pairwise "$@" ;;
+	2) set -- recursive_doubling pipelined rabenseifner rabenseifner \
+		recursive_doubling bruck "$@" ;;
+	3) set -- gather_bcast auto binomial reduce_bcast gather_bcast linear "$@" ;;
+	esac
+	local sizes="${*:7}"
+	PERCS_MPI_COLL_BARRIER=$1 PERCS_MPI_COLL_BCAST=$2 PERCS_MPI_COLL_REDUCE=$3 \
+	PERCS_MPI_COLL_ALLREDUCE=$4 PERCS_MPI_COLL_ALLGATHER=$5 \
+	PERCS_MPI_COLL_ALLTOALL=$6 \
+	job "algorithms set $set ($1, $2, $3, $4, $5, $6) on ${sizes:-1 .. $n} ranks" 0 \
+		"collalgo: checked on .* ranks: barrier $1, bcast $2, reduce $3" '' \
+		$((n > 8 ? 900 : 240)) -n "$n" "$bin/collalgo" "${@:7}"
+}
+if [ "${PERCS_COLLALGO_FULL:-0}" = 1 ]; then
+	for set in 1 2 3; do
+		algo_set $set 16
+	done
+else
+	algo_set 1 6 1 3 6
+	algo_set 2 7 2 5 7
+	algo_set 3 8 5 8
+fi
+PERCS_MPI_COLL_BCAST=binomal \
+job "an unknown algorithm stops MPI_Init naming the variable and the valid ones" 12 '' \
+	"MPI_Init: PERCS_MPI_COLL_BCAST='binomal' is no algorithm of BCAST \\(valid: auto, binomial, pipelined\\)" \
+	60 -n 2 "$bin/hello"
+PERCS_MPI_COLL_ALLTOALL='' \
+job "an empty algorithm name is refused too" 12 '' \
+	"PERCS_MPI_COLL_ALLTOALL='' is no algorithm of ALLTOALL \\(valid: auto, pairwise, bruck, linear\\)" \
+	60 -n 1 "$bin/hello"
 job "non-blocking collectives vs blocking, no deadlock, 5 ranks" 0 \
 	'nbc: every non-blocking collective on 5 ranks' '' 120 -n 5 "$bin/nbc"
 job "pi by integration (Reduce, Allreduce), 5 ranks" 0 'pi: 3\.14159265' '' 60 \

@@ -7,12 +7,13 @@
  * Each algorithm is a schedule builder (nbc.c runs the schedules): the
  * blocking call builds, starts and waits, the non-blocking one builds,
  * starts and returns the request; the argument checks are the same.
- * Simple correct algorithms (the CAU and algorithm choice come later):
- * barrier by dissemination, bcast by binomial tree, reduce linearly at
- * the root in rank order (so every run combines in the same order, the
- * next rank's data arriving while the previous one is combined),
- * allreduce = reduce + bcast, gather/scatter linear, allgather = gather +
- * bcast, alltoall by all pairs at once.
+ * This file checks the arguments and dispatches: barrier, bcast, reduce,
+ * allreduce, allgather and alltoall run the algorithm coll_select.c
+ * picks (their builders are in coll_<collective>.c); here are the ones
+ * other files share - the binomial bcast tree, the reduce that combines
+ * linearly at the root in rank order (so every run combines in the same
+ * order, the next rank's data arriving while the previous one is
+ * combined), the linear gather - and gather and scatter, linear.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -126,21 +127,32 @@ static int barrier(MPI_Comm comm, MPI_Request *req, const char *fn)
 {
 	struct mpi_comm *c;
 	struct mpi_sched *s;
-	int k, ret = mpi_coll_comm(comm, fn, &c);
+	int ret = mpi_coll_comm(comm, fn, &c);
 
 	if (ret)
 		return ret;
 	s = mpi_coll_new(comm, req, fn);
 	if (!s)
 		return MPI_ERR_NO_MEM;
-	/* Dissemination: round k, to rank + 2^k, from rank - 2^k. */
-	for (k = 1; k < c->size; k <<= 1) {
-		mpi_sched_send(s, NULL, 0, MPI_BYTE, (c->rank + k) % c->size);
-		mpi_sched_recv(s, NULL, 0, MPI_BYTE,
-			       (c->rank - k + c->size) % c->size);
-		mpi_sched_round(s);
-	}
+	mpi_barrier_algo(s, c, mpi_coll_algo(MPI_COLL_BARRIER, c->size, 0,
+					     true));
 	return mpi_sched_go(s, req, fn);
+}
+
+void mpi_fold(const struct mpi_comm *c, struct mpi_fold *f)
+{
+	for (f->pof2 = 1; f->pof2 * 2 <= c->size; f->pof2 <<= 1)
+		;
+	f->rem = c->size - f->pof2;
+	if (c->rank >= 2 * f->rem)
+		f->newrank = c->rank - f->rem;
+	else
+		f->newrank = c->rank % 2 ? c->rank / 2 : -1;
+}
+
+int mpi_fold_rank(const struct mpi_fold *f, int newrank)
+{
+	return newrank < f->rem ? newrank * 2 + 1 : newrank + f->rem;
 }
 
 PERCS_MPI_ALIAS(Barrier)
@@ -210,7 +222,10 @@ static int bcast(void *buf, int count, MPI_Datatype type, int root,
 	s = mpi_coll_new(comm, req, fn);
 	if (!s)
 		return MPI_ERR_NO_MEM;
-	mpi_bcast_sched(s, c, buf, count, type, root);
+	mpi_bcast_algo(s, c, buf, count, type, root,
+		       mpi_coll_algo(MPI_COLL_BCAST, c->size,
+				     (size_t)count * mpi_type(type)->size,
+				     true));
 	return mpi_sched_go(s, req, fn);
 }
 
@@ -313,7 +328,10 @@ static int reduce(const void *sendbuf, void *recvbuf, int count,
 	s = mpi_coll_new(comm, req, fn);
 	if (!s)
 		return MPI_ERR_NO_MEM;
-	mpi_reduce_sched(s, c, sendbuf, recvbuf, count, type, op, root);
+	mpi_reduce_algo(s, c, sendbuf, recvbuf, count, type, op, root,
+			mpi_coll_algo(MPI_COLL_REDUCE, c->size,
+				      (size_t)count * mpi_type(type)->size,
+				      mpi_op_commutative(op)));
 	return mpi_sched_go(s, req, fn);
 }
 
@@ -352,8 +370,10 @@ static int allreduce(const void *sendbuf, void *recvbuf, int count,
 	s = mpi_coll_new(comm, req, fn);
 	if (!s)
 		return MPI_ERR_NO_MEM;
-	mpi_reduce_sched(s, c, sendbuf, recvbuf, count, type, op, 0);
-	mpi_bcast_sched(s, c, recvbuf, count, type, 0);
+	mpi_allreduce_algo(s, c, sendbuf, recvbuf, count, type, op,
+			   mpi_coll_algo(MPI_COLL_ALLREDUCE, c->size,
+					 (size_t)count * mpi_type(type)->size,
+					 mpi_op_commutative(op)));
 	return mpi_sched_go(s, req, fn);
 }
 
@@ -376,10 +396,10 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
 				     request, "MPI_Iallreduce");
 }
 
-static void gather_sched(struct mpi_sched *s, const struct mpi_comm *c,
-			 const void *sendbuf, int sendcount,
-			 MPI_Datatype sendtype, void *recvbuf, int recvcount,
-			 MPI_Datatype recvtype, int root)
+void mpi_gather_sched(struct mpi_sched *s, const struct mpi_comm *c,
+		      const void *sendbuf, int sendcount,
+		      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		      MPI_Datatype recvtype, int root)
 {
 	int i;
 
@@ -437,8 +457,8 @@ static int gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	s = mpi_coll_new(comm, req, fn);
 	if (!s)
 		return MPI_ERR_NO_MEM;
-	gather_sched(s, c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-		     recvtype, root);
+	mpi_gather_sched(s, c, sendbuf, sendcount, sendtype, recvbuf,
+			 recvcount, recvtype, root);
 	return mpi_sched_go(s, req, fn);
 }
 
@@ -548,9 +568,11 @@ static int allgather(const void *sendbuf, int sendcount,
 	s = mpi_coll_new(comm, req, fn);
 	if (!s)
 		return MPI_ERR_NO_MEM;
-	gather_sched(s, c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-		     recvtype, 0);
-	mpi_bcast_sched(s, c, recvbuf, recvcount * c->size, recvtype, 0);
+	mpi_allgather_algo(s, c, sendbuf, sendcount, sendtype, recvbuf,
+			   recvcount, recvtype,
+			   mpi_coll_algo(MPI_COLL_ALLGATHER, c->size,
+					 (size_t)recvcount *
+					 mpi_type(recvtype)->size, true));
 	return mpi_sched_go(s, req, fn);
 }
 
@@ -582,7 +604,7 @@ static int alltoall(const void *sendbuf, int sendcount,
 {
 	struct mpi_comm *c;
 	struct mpi_sched *s;
-	int i, ret = mpi_coll_comm(comm, fn, &c);
+	int ret = mpi_coll_comm(comm, fn, &c);
 
 	if (!ret)
 		ret = gather_checks(comm, sendbuf, sendcount, sendtype,
@@ -604,20 +626,13 @@ static int alltoall(const void *sendbuf, int sendcount,
 		sendcount = recvcount;
 		sendtype = recvtype;
 	}
-	/* All pairs at once. */
-	for (i = 0; i < c->size && sendbuf; i++) {
-		const void *src = mpi_slot((void *)sendbuf, i, sendcount,
-					   sendtype);
-		void *dst = mpi_slot(recvbuf, i, recvcount, recvtype);
-
-		if (i == c->rank) {
-			mpi_sched_copy(s, src, sendcount, sendtype, dst,
-				       recvcount, recvtype);
-			continue;
-		}
-		mpi_sched_recv(s, dst, recvcount, recvtype, i);
-		mpi_sched_send(s, src, sendcount, sendtype, i);
-	}
+	if (sendbuf)
+		mpi_alltoall_algo(s, c, sendbuf, sendcount, sendtype, recvbuf,
+				  recvcount, recvtype,
+				  mpi_coll_algo(MPI_COLL_ALLTOALL, c->size,
+						(size_t)recvcount *
+						mpi_type(recvtype)->size,
+						true));
 	return mpi_sched_go(s, req, fn);
 }
 

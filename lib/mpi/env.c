@@ -42,6 +42,10 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	if (ret)
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Init",
 				 "out of memory");
+	/* A bad PERCS_MPI_COLL_* is fatal: the job is joined, so it ends. */
+	ret = mpi_coll_select_init();
+	if (ret)
+		return ret;
 	mpi_g.initialized = 1;
 	if (provided)
 		*provided = MPI_THREAD_SINGLE;

@@ -279,4 +279,91 @@ void mpi_reduce_sched(struct mpi_sched *s, const struct mpi_comm *c,
 /* Reports @ret (an MPI class from the transfers) through the handler. */
 int mpi_coll_done(MPI_Comm comm, int ret, const char *fn);
 
+/*
+ * The algorithms of each collective (coll_barrier.c, coll_bcast.c,
+ * coll_reduce.c, coll_allreduce.c, coll_allgather.c, coll_alltoall.c),
+ * chosen by coll_select.c: PERCS_MPI_COLL_<COLL>=<algorithm> forces one,
+ * else the choice depends on the size of the communicator and the data.
+ */
+enum mpi_coll_kind {
+	MPI_COLL_BARRIER,
+	MPI_COLL_BCAST,
+	MPI_COLL_REDUCE,
+	MPI_COLL_ALLREDUCE,
+	MPI_COLL_ALLGATHER,
+	MPI_COLL_ALLTOALL,
+	MPI_COLL_KINDS
+};
+
+enum { BARRIER_DISSEMINATION, BARRIER_RECURSIVE_DOUBLING,
+       BARRIER_GATHER_BCAST };
+enum { BCAST_BINOMIAL, BCAST_PIPELINED };
+enum { REDUCE_LINEAR, REDUCE_BINOMIAL, REDUCE_RABENSEIFNER };
+enum { ALLREDUCE_RECURSIVE_DOUBLING, ALLREDUCE_RABENSEIFNER,
+       ALLREDUCE_REDUCE_BCAST };
+enum { ALLGATHER_RING, ALLGATHER_RECURSIVE_DOUBLING, ALLGATHER_GATHER_BCAST };
+enum { ALLTOALL_PAIRWISE, ALLTOALL_BRUCK, ALLTOALL_LINEAR };
+
+/*
+ * coll_select.c: reads the PERCS_MPI_COLL_* variables (at MPI_Init);
+ * MPI_SUCCESS, or the handler's answer naming the variable, its value and
+ * the valid names.
+ */
+int mpi_coll_select_init(void);
+/* The name of algorithm @algo of @kind ("?" for none). */
+const char *mpi_coll_algo_name(enum mpi_coll_kind kind, int algo);
+/*
+ * The algorithm for @kind on @p ranks moving @bytes per rank (a block for
+ * allgather and alltoall): the forced one, else the default choice.
+ */
+int mpi_coll_algo(enum mpi_coll_kind kind, int p, size_t bytes, bool commute);
+
+/* op.c: @op may combine in any order (built-in, or created commutative). */
+bool mpi_op_commutative(MPI_Op op);
+
+/*
+ * The fold of recursive doubling and halving onto a power of two: of the
+ * first 2 x @rem ranks, each even one hands its part to the odd one
+ * above it and sits out (@newrank -1); the others take part as @newrank.
+ */
+struct mpi_fold {
+	int pof2;
+	int rem;
+	int newrank;
+};
+void mpi_fold(const struct mpi_comm *c, struct mpi_fold *f);
+/* The rank in the communicator of @newrank. */
+int mpi_fold_rank(const struct mpi_fold *f, int newrank);
+
+void mpi_barrier_algo(struct mpi_sched *s, const struct mpi_comm *c, int algo);
+void mpi_bcast_algo(struct mpi_sched *s, const struct mpi_comm *c, void *buf,
+		    int count, MPI_Datatype type, int root, int algo);
+void mpi_reduce_algo(struct mpi_sched *s, const struct mpi_comm *c,
+		     const void *sendbuf, void *recvbuf, int count,
+		     MPI_Datatype type, MPI_Op op, int root, int algo);
+/*
+ * Reduce-scatter by recursive halving on packed @acc (commutative @op),
+ * then an allgather by recursive doubling (@gather false: every rank ends
+ * with the result in @acc) or a binomial gather (only rank
+ * mpi_fold_rank(f, 0) has it).
+ */
+void mpi_rabenseifner_sched(struct mpi_sched *s, const struct mpi_comm *c,
+			    unsigned char *acc, int count, MPI_Datatype type,
+			    MPI_Op op, bool gather);
+void mpi_allreduce_algo(struct mpi_sched *s, const struct mpi_comm *c,
+			const void *sendbuf, void *recvbuf, int count,
+			MPI_Datatype type, MPI_Op op, int algo);
+void mpi_allgather_algo(struct mpi_sched *s, const struct mpi_comm *c,
+			const void *sendbuf, int sendcount,
+			MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			MPI_Datatype recvtype, int algo);
+void mpi_alltoall_algo(struct mpi_sched *s, const struct mpi_comm *c,
+		       const void *sendbuf, int sendcount,
+		       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		       MPI_Datatype recvtype, int algo);
+void mpi_gather_sched(struct mpi_sched *s, const struct mpi_comm *c,
+		      const void *sendbuf, int sendcount,
+		      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		      MPI_Datatype recvtype, int root);
+
 #endif /* LIBPERCS_MPI_INTERNAL_H */

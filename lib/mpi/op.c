@@ -149,6 +149,13 @@ int mpi_op_check(MPI_Op op, MPI_Datatype type)
 	return op_apply(op, t->basic, NULL, NULL, 0);
 }
 
+bool mpi_op_commutative(MPI_Op op)
+{
+	struct user_op *u = user_op(op);
+
+	return !u || u->commute;
+}
+
 int mpi_op_combine(MPI_Op op, MPI_Datatype type, int count, void *acc,
 		   void *in)
 {

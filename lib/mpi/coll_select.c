@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libpercs-mpi: which algorithm runs a collective.
+ *
+ * PERCS_MPI_COLL_<COLL> (BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER,
+ * ALLTOALL) names the algorithm every call of that collective uses, or
+ * "auto"; it is read once, at MPI_Init, and a name it does not know stops
+ * MPI_Init with a message listing the valid ones (a typo must not fall
+ * back silently to another algorithm). Unforced, the choice follows the
+ * communicator's size and the data's: latency-bound algorithms (fewest
+ * rounds) for short data, bandwidth-bound ones (least data per rank) for
+ * long, the cross-over points being the usual ones of MPICH's defaults.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+#define MAX_ALGOS	3
+
+static const char *const coll_names[MPI_COLL_KINDS] = {
+	[MPI_COLL_BARRIER] = "BARRIER",
+	[MPI_COLL_BCAST] = "BCAST",
+	[MPI_COLL_REDUCE] = "REDUCE",
+	[MPI_COLL_ALLREDUCE] = "ALLREDUCE",
+	[MPI_COLL_ALLGATHER] = "ALLGATHER",
+	[MPI_COLL_ALLTOALL] = "ALLTOALL",
+};
+
+/* Indexed by the BARRIER_* ... ALLTOALL_* constants of mpi_internal.h. */
+static const char *const algo_names[MPI_COLL_KINDS][MAX_ALGOS] = {
+	[MPI_COLL_BARRIER] = { "dissemination", "recursive_doubling",
+			       "gather_bcast" },
+	[MPI_COLL_BCAST] = { "binomial", "pipelined" },
+	[MPI_COLL_REDUCE] = { "linear", "binomial", "rabenseifner" },
+	[MPI_COLL_ALLREDUCE] = { "recursive_doubling", "rabenseifner",
+				 "reduce_bcast" },
+	[MPI_COLL_ALLGATHER] = { "ring", "recursive_doubling",
+				 "gather_bcast" },
+	[MPI_COLL_ALLTOALL] = { "pairwise", "bruck", "linear" },
+};
+
+/* The forced algorithm of each collective, -1 for the default choice. */
+static int forced[MPI_COLL_KINDS];
+
+const char *mpi_coll_algo_name(enum mpi_coll_kind kind, int algo)
+{
+	if (kind >= MPI_COLL_KINDS || algo < 0 || algo >= MAX_ALGOS ||
+	    !algo_names[kind][algo])
+		return "?";
+	return algo_names[kind][algo];
+}
+
+static int parse(enum mpi_coll_kind kind)
+{
+	char var[40], valid[128];
+	const char *val;
+	int a;
+
+	forced[kind] = -1;
+	snprintf(var, sizeof(var), "PERCS_MPI_COLL_%s", coll_names[kind]);
+	val = getenv(var);
+	if (!val || !strcmp(val, "auto"))
+		return MPI_SUCCESS;
+	strcpy(valid, "auto");
+	for (a = 0; a < MAX_ALGOS && algo_names[kind][a]; a++) {
+		if (!strcmp(val, algo_names[kind][a])) {
+			forced[kind] = a;
+			return MPI_SUCCESS;
+		}
+		strcat(valid, ", ");
+		strcat(valid, algo_names[kind][a]);
+	}
+	return mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Init",
+			 "%s='%s' is no algorithm of %s (valid: %s)", var, val,
+			 coll_names[kind], valid);
+}
+
+int mpi_coll_select_init(void)
+{
+	int k, ret;
+
+	for (k = 0; k < MPI_COLL_KINDS; k++) {
+		ret = parse(k);
+		if (ret)
+			return ret;
+	}
+	return MPI_SUCCESS;
+}
+
+static bool pow2(int p)
+{
+	return !(p & (p - 1));
+}
+
+int mpi_coll_algo(enum mpi_coll_kind kind, int p, size_t bytes, bool commute)
+{
+	if (forced[kind] >= 0)
+		return forced[kind];
+	switch (kind) {
+	case MPI_COLL_BARRIER:
+		return BARRIER_DISSEMINATION;
+	case MPI_COLL_BCAST:
+		return bytes >= 65536 && p > 2 ? BCAST_PIPELINED :
+		       BCAST_BINOMIAL;
+	case MPI_COLL_REDUCE:
+		return commute && bytes >= 32768 ? REDUCE_RABENSEIFNER :
+		       REDUCE_BINOMIAL;
+	case MPI_COLL_ALLREDUCE:
+		return commute && bytes >= 32768 ? ALLREDUCE_RABENSEIFNER :
+		       ALLREDUCE_RECURSIVE_DOUBLING;
+	case MPI_COLL_ALLGATHER:
+		return pow2(p) && bytes * p < 81920 ?
+		       ALLGATHER_RECURSIVE_DOUBLING : ALLGATHER_RING;
+	case MPI_COLL_ALLTOALL:
+		return bytes <= 256 && p >= 8 ? ALLTOALL_BRUCK :
+		       ALLTOALL_PAIRWISE;
+	default:
+		return 0;
+	}
+}
