@@ -70,8 +70,8 @@ uninstall:
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/percs ] || \
 		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/percs
 
-# Builds and unit tests run on every CPU; the stages after the build run
-# in lanes side by side (scripts/check.sh says which and why).
+# Builds and unit tests run on every CPU; the stages run one after
+# another (scripts/check.sh says which and why not side by side).
 CHECK_JOBS ?= $(shell nproc)
 
 # Each test stage writes TAP files into $(BUILD)/results; the summary counts

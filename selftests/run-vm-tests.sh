@@ -33,9 +33,7 @@
 #
 # Environment: PERCS_OUT (required), PERCS_SRC, PERCS_BUILD, PERCS_MODULE,
 # PERCS_SELFTESTS="name ..." to run only some programs ("module" names
-# module.sh, "bench" bench.sh), PERCS_QUIET_FIRST="name ..." programs to
-# run before all others, after which $PERCS_OUT/quiet-done is written (make
-# check starts its other lanes then), PERCS_TEST_TIMEOUT seconds per program
+# module.sh, "bench" bench.sh), PERCS_TEST_TIMEOUT seconds per program
 # (default 300; verbs.sh: PERCS_VERBS_TEST_TIMEOUT, default 900; shmem.sh:
 # PERCS_SHMEM_TEST_TIMEOUT, default 600; mpi.sh: PERCS_MPI_TEST_TIMEOUT,
 # default 600),
@@ -331,18 +329,9 @@ if ! [ -d "$bindir" ]; then
 	oracle "not ok 1 - test programs built"
 fi
 
-# The programs that measure time against a bound (PERCS_QUIET_FIRST, set
-# by vm-tests.sh) first, while make check keeps the host idle for them;
-# then quiet-done tells it that the other lanes may start (scripts/check.sh).
-quiet_first=" ${PERCS_QUIET_FIRST:-} "
-for name in $quiet_first; do
-	[ -x "$bindir/$name" ] && wanted "$name" && run_one "$bindir/$name"
-done
-: >"$out/quiet-done"
 for bin in "$bindir"/*; do
 	[ -f "$bin" ] && [ -x "$bin" ] || continue
 	wanted "${bin##*/}" || continue
-	[[ $quiet_first == *" ${bin##*/} "* ]] && continue
 	run_one "$bin"
 done
 # percs-bench against the real module: the stock kernel only (a smoke test

@@ -32,11 +32,6 @@ stock)
 	prefix=vm
 	module=$src/percs.ko
 	[ -f "$module" ] || { echo "vm-tests: $module missing (make module)" >&2; exit 2; }
-	# The programs that hold measured times to a bound run first, on
-	# an idle host: make check starts its other lanes after them
-	# (scripts/check.sh).  hybrid: the free-CPU latency beside kick
-	# mode's; clock: the clock page against clock_gettime.
-	vm_args+=(--env "PERCS_QUIET_FIRST=hybrid clock")
 	;;
 kasan | kcsan)
 	prefix=$flavor
