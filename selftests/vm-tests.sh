@@ -62,7 +62,7 @@ kasan | kcsan)
 	# load/unload loop is covered at length by cycles.sh, and it tries
 	# one rejected parameter of each kind (the stock pass tries all).
 	vm_args+=(--kernel "$tree" --mem 1536M --append "kasan_multi_shot"
-		--env PERCS_FUZZ_CALLS=20000 --env PERCS_LOAD_CYCLES=3
+		--env PERCS_FUZZ_CALLS=20000 --env PERCS_LOAD_CYCLES=1
 		--env PERCS_BAD_PARAMS=some)
 	# The stock pass runs every program; the debug kernels, 3-20x
 	# slower, run the programs each is there for, so that make check
