@@ -103,11 +103,17 @@ $(BUILD)/man/%.7: $(SRC)/lib/man/%.7.scd
 # One file per feature and one per fake (lib/tests/unit.h says which).
 LIB_TEST_SRCS := $(filter-out $(SRC)/lib/tests/coll-vm-check.c, \
 	$(wildcard $(SRC)/lib/tests/*.c))
-$(LIB_TEST): $(LIB_TEST_SRCS) $(SRC)/lib/tests/unit.h \
-	     $(LIB_OUT)/libpercs-san.a $(LIB_HDRS)
+# Each file compiled on its own: only what changed is compiled again, and
+# a compiler cache can keep the objects.
+LIB_TEST_OBJS := $(patsubst $(SRC)/lib/tests/%.c,$(LIB_OUT)/tests/obj/%.o, \
+	$(LIB_TEST_SRCS))
+$(LIB_OUT)/tests/obj/%.o: $(SRC)/lib/tests/%.c $(SRC)/lib/tests/unit.h \
+			  $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE -o $@ $(LIB_TEST_SRCS) \
-		$(LIB_OUT)/libpercs-san.a \
+	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE -c -o $@ $<
+$(LIB_TEST): $(LIB_TEST_OBJS) $(LIB_OUT)/libpercs-san.a
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -o $@ $^ \
 		-Wl,--wrap=ioctl,--wrap=mmap,--wrap=mmap64,--wrap=munmap,--wrap=fdatasync
 
 # Collectives on the real module, N processes (see the file's comment).

@@ -28,6 +28,9 @@ jobs=${CHECK_JOBS:-$(nproc)}
 results=$build/results
 start=$EPOCHSECONDS
 
+# shellcheck source=scripts/ccache-env.sh
+. "$src/scripts/ccache-env.sh" "$src"
+
 stage() {
 	"$src/scripts/stage-time.sh" "$results" "$@"
 }
@@ -46,4 +49,9 @@ stage vm-kasan "$make" vm-tests-kasan
 stage vm-kcsan "$make" vm-tests-kcsan
 
 echo $((EPOCHSECONDS - start)) >"$results/wall-time"
+if [ -n "${CCACHE_DIR:-}" ]; then
+	echo "make check: compiler cache $CCACHE_DIR: $(ccache -s 2>/dev/null |
+		awk '/^ *Hits:/ { h = $2 } /^ *Misses:/ { m = $2 }
+		     END { printf "%d hits, %d misses", h, m }')"
+fi
 "$src/scripts/summary.sh" "$results"

@@ -17,6 +17,7 @@ set -uo pipefail
 packages=(
 	build-essential     # gcc, make, libc headers; libasan/libubsan come with gcc
 	pkg-config
+	ccache              # make check compiles only what changed (scripts/ccache-env.sh)
 	gcc-multilib        # compile the uapi header with -m32
 	linux-headers-amd64 # build the module (Kbuild)
 	linux-image-amd64   # the kernel the test VM boots

@@ -231,16 +231,15 @@ run_one() {
 
 # kmemleak (debug kernels): a scan after every $kmemleak_every programs,
 # then what it found since the last clear, in an oracle line that names
-# those programs.  A scan takes about 5 s in the KASAN VM, so one per
-# program was two minutes of make check; a leak found in a group is
-# narrowed down with PERCS_SELFTESTS.  kmemleak reports only objects older
-# than 5 s, so a leak from a group's last seconds shows up at the next
-# group's scan or at the final check, which waits 5 s and scans twice.
-# Eight programs a group: a scan took 8-19 s in the KASAN VM, four of them
-# per pass were a minute of make check.
+# those programs; a leak found in a group is narrowed down with
+# PERCS_SELFTESTS.  kmemleak reports only objects older than 5 s, so a
+# leak from a group's last seconds shows up at the next group's scan or
+# at the final check, which waits those 5 s before its scan.  A scan took
+# 8-19 s in the KASAN VM: twelve programs a group, not eight (four scans a
+# pass were over a minute of make check).
 # Nothing to check where the kernel has no kmemleak.
 kmemleak=/sys/kernel/debug/kmemleak
-kmemleak_every=${PERCS_KMEMLEAK_EVERY:-8}
+kmemleak_every=${PERCS_KMEMLEAK_EVERY:-12}
 kmemleak_group=()
 kmemleak_check() {
 	local name=$1 final=${2:-} report
@@ -253,11 +252,8 @@ kmemleak_check() {
 		name="${kmemleak_group[*]}, $name"
 	fi
 	kmemleak_group=()
+	[ -n "$final" ] && sleep 5
 	echo scan >"$kmemleak"
-	if [ -n "$final" ]; then
-		sleep 5
-		echo scan >"$kmemleak"
-	fi
 	report=$(cat "$kmemleak")
 	echo clear >"$kmemleak"
 	if [ -z "$report" ]; then

@@ -47,11 +47,21 @@ $(ST_KSFT_DIR)/kselftest_harness.h:
 	touch $@
 $(ST_KSFT_DIR)/kselftest.h: $(ST_KSFT_DIR)/kselftest_harness.h
 
-$(ST_BINS): $(ST_OUT)/%: $(ST_DIR)/%.c $(ST_DIR)/common.c $(ST_DIR)/common.h \
-		$(ST_KSFT_HDRS) $(ST_LIBSAN) $(SRC)/lib/percs.h \
-		$(SRC)/include/uapi/linux/percs.h
+# Objects apart from the link: common.c is compiled once, not once per
+# program, and a compiler cache can keep each object (a compile that also
+# links is not cacheable).
+ST_OBJ := $(BUILD)/selftests-obj
+ST_HDRS := $(ST_DIR)/common.h $(ST_KSFT_HDRS) $(SRC)/lib/percs.h \
+	$(SRC)/include/uapi/linux/percs.h
+
+$(ST_OBJ)/%.o: $(ST_DIR)/%.c $(ST_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ST_CFLAGS) -o $@ $< $(ST_DIR)/common.c $(ST_LIBSAN)
+	$(CC) $(ST_CFLAGS) -c -o $@ $<
+
+.PRECIOUS: $(ST_OBJ)/%.o
+$(ST_BINS): $(ST_OUT)/%: $(ST_OBJ)/%.o $(ST_OBJ)/common.o $(ST_LIBSAN)
+	@mkdir -p $(@D)
+	$(CC) $(ST_CFLAGS) -o $@ $^
 
 # Helpers for module.sh; kept out of $(ST_OUT) so the runner does not take
 # them for test programs.

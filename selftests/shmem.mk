@@ -15,8 +15,15 @@ SHMT_BINS := $(patsubst $(SHMT_DIR)/%.c,$(SHMT_OUT)/%,$(wildcard $(SHMT_DIR)/*.c
 all: shmem-tests
 shmem-tests: $(SHMT_BINS)
 
-$(SHMT_OUT)/%: $(SHMT_DIR)/%.c $(SHMT_DIR)/check.h $(PERCS_OSHCC) $(SHMEM_SAN_LIB) \
-	       $(MSG_SAN_LIB) $(BUILD)/lib/libpercs-san.a $(SRC)/include/shmem/shmem.h
+# Compiled and linked in two steps, as the MPI programs (selftests/mpi.mk).
+SHMT_FLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -fno-sanitize-recover=all
+
+.PRECIOUS: $(SHMT_OUT)/%.o
+$(SHMT_OUT)/%.o: $(SHMT_DIR)/%.c $(SHMT_DIR)/check.h $(PERCS_OSHCC) \
+		 $(SRC)/include/shmem/shmem.h
 	@mkdir -p $(@D)
-	PERCS_OSHCC_SANITIZE=1 $(PERCS_OSHCC) -std=gnu11 -Wall -Wextra -Werror -O2 -g \
-		-fno-sanitize-recover=all -o $@ $<
+	PERCS_OSHCC_SANITIZE=1 $(PERCS_OSHCC) $(SHMT_FLAGS) -c -o $@ $<
+
+$(SHMT_OUT)/%: $(SHMT_OUT)/%.o $(PERCS_OSHCC) $(SHMEM_SAN_LIB) $(MSG_SAN_LIB) \
+	       $(BUILD)/lib/libpercs-san.a
+	PERCS_OSHCC_SANITIZE=1 $(PERCS_OSHCC) $(SHMT_FLAGS) -o $@ $<

@@ -33,6 +33,11 @@ plan=56
 n=0
 failures=0
 port=18515
+# The server/client runner (perftest_pair), its ports below $port's.
+perftest_port=18000
+perftest_timeout=$tmo
+# shellcheck source=tools/bench/perftest.sh
+. "$here/../tools/bench/perftest.sh"
 
 emit() { echo "$*"; }
 ok() { n=$((n + 1)); emit "ok $n - $1"; }
@@ -49,52 +54,24 @@ emit "TAP version 13"
 emit "1..$plan"
 
 # pair DESC PATTERN PROG SERVER_DEV CLIENT_DEV [ARGS...]: run PROG as
-# server on SERVER_DEV and client on CLIENT_DEV with the same ARGS; both
-# must exit 0 and the client print a line matching PATTERN (extended
-# regexp; perftest's servers print no result for reads and atomics).
-#
-# perftest calibrates its cycle counter against the clock before a
-# bandwidth report and gives up ("Correlation coefficient r^2 ... < 0.9",
-# "Can't produce a report", both ends exit 1) when the TCG vCPU's timing
-# is too noisy: that says nothing of the device, so the pair is run
-# again, up to twice, saying so.
+# server on SERVER_DEV and client on CLIENT_DEV with the same ARGS
+# (perftest_pair, which runs a pair again when perftest could not
+# calibrate its clock under TCG); both must exit 0 and the client print a
+# line matching PATTERN (extended regexp; perftest's servers print no
+# result for reads and atomics).
 pair() {
-	local desc=$1 pat=$2 prog=$3 sdev=$4 cdev=$5
-	shift 5
-	local srv=$scratch/srv.txt cli=$scratch/cli.txt spid src crc try
-	for try in 1 2 3; do
-		port=$((port + 1))
-		timeout "$tmo" "$prog" -d "$sdev" -p "$port" "$@" >"$srv" 2>&1 &
-		spid=$!
-		listening "$port"
-		timeout "$tmo" "$prog" -d "$cdev" -p "$port" "$@" localhost \
-			>"$cli" 2>&1
-		crc=$?
-		wait "$spid"
-		src=$?
-		grep -q "Correlation coefficient r^2" "$cli" "$srv" || break
-		diag "$prog: perftest could not calibrate its clock (try $try)"
-	done
-	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] &&
-	   grep -q -E "$pat" "$cli"; then
+	local desc=$1 pat=$2 line
+	shift 2
+	perftest_pair "$scratch/pair" "$@" 2>"$scratch/pair.note"
+	while read -r line; do diag "$line"; done <"$scratch/pair.note"
+	if [ "$perftest_src" -eq 0 ] && [ "$perftest_crc" -eq 0 ] &&
+	   grep -q -E "$pat" "$scratch/pair.client"; then
 		ok "$desc"
 	else
-		not_ok "$desc (server exit $src, client exit $crc)"
-		diag "server:"; head -n 30 "$srv" | sed 's/^/#   /'
-		diag "client:"; head -n 30 "$cli" | sed 's/^/#   /'
+		not_ok "$desc (server exit $perftest_src, client exit $perftest_crc)"
+		diag "server:"; head -n 30 "$scratch/pair.server" | sed 's/^/#   /'
+		diag "client:"; head -n 30 "$scratch/pair.client" | sed 's/^/#   /'
 	fi
-}
-
-# Wait up to 20 s until something listens on TCP port $1.
-listening() {
-	local hex _
-	hex=$(printf ':%04X ' "$1")
-	for _ in $(seq 200); do
-		grep -q -E "$hex[0-9A-F:]+ 0A " /proc/net/tcp /proc/net/tcp6 2>/dev/null &&
-			return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 # Sum of the packets column of isr/links.
@@ -180,7 +157,7 @@ if [ -x "$attack" ]; then
 	port=$((port + 1))
 	timeout "$tmo" ibv_rc_pingpong -d percs2 -p "$port" -n 1 >"$scratch/hold.txt" 2>&1 &
 	hold=$!
-	listening "$port"
+	perftest_listening "$port"
 	inuse=$(cat /sys/class/percs/percs-hfi2/windows_in_use)
 	check "a verbs QP holds a window of its HFI (windows_in_use $inuse)" \
 		[ "$inuse" -eq 1 ]
@@ -292,7 +269,7 @@ if command -v ucx_perftest >/dev/null; then
 		UCX_NET_DEVICES=percs0:1 UCX_TLS=rc_verbs,ud_verbs,self \
 			timeout "$tmo" ucx_perftest -t $t -p "$port" >"$scratch/srv.txt" 2>&1 &
 		spid=$!
-		listening "$port"
+		perftest_listening "$port"
 		# shellcheck disable=SC2086
 		UCX_NET_DEVICES=percs$last:1 UCX_TLS=rc_verbs,ud_verbs,self \
 			timeout "$tmo" ucx_perftest -t $t -p "$port" localhost >"$scratch/cli.txt" 2>&1
@@ -350,7 +327,7 @@ fi
 port=$((port + 1))
 timeout "$tmo" ibv_rc_pingpong -d percs4 -p "$port" -n 1 >"$scratch/hold.txt" 2>&1 &
 hold=$!
-listening "$port"
+perftest_listening "$port"
 check "rmmod percs_verbs while a process holds percs4 (a QP, an MR, a CQ)" \
 	timeout 60 rmmod percs_verbs
 inuse=$(cat /sys/class/percs/percs-hfi4/windows_in_use)

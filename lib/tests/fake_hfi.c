@@ -344,6 +344,41 @@ bool pattern_ok(const uint8_t *p, size_t len, uint32_t seed)
 	return true;
 }
 
+/*
+ * The receiving half of a random stream test: take up to 1 + (@rnd >> 3) %
+ * 6 packets from @b, each the next tag with its pattern.  Return: the
+ * count received so far, @got plus those.
+ */
+uint32_t stream_recv_some(struct fwin *b, uint32_t got, uint32_t rnd)
+{
+	static uint8_t out[PERCS_MAX_PAYLOAD];
+	struct percs_pkt_hdr h;
+
+	for (uint32_t i = 0; i < 1 + (rnd >> 3) % 6; i++) {
+		int r = percs_recv(b->w, &h, out, sizeof(out));
+
+		if (r == -EAGAIN)
+			break;
+		CHECK(r >= 0);
+		if (r < 0)
+			break;
+		CHECK_EQ(h.tag, got);
+		CHECK(pattern_ok(out, r, got));
+		got++;
+	}
+	return got;
+}
+
+/* A random stream's end: all @total sent and received; frees both. */
+void stream_end(struct fwin *a, struct fwin *b, uint32_t sent, uint32_t total)
+{
+	CHECK_EQ(sent, total);
+	CHECK_EQ(b->st->packets_received, total);
+	CHECK_EQ(H.violations, 0);
+	fwin_free(a);
+	fwin_free(b);
+}
+
 /* Largest payload that takes exactly @units units. */
 size_t max_len(uint32_t units)
 {

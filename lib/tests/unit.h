@@ -323,6 +323,8 @@ bool pattern_ok(const uint8_t *p, size_t len, uint32_t seed);
 void post_cqe(struct fwin *f, const struct percs_pkt_hdr *h, int res, bool imm);
 void post_raw_cqe(struct fwin *f, const struct percs_cqe *c);
 const struct percs_pkt_hdr *send_unit(struct fwin *f, uint64_t pos);
+void stream_end(struct fwin *a, struct fwin *b, uint32_t sent, uint32_t total);
+uint32_t stream_recv_some(struct fwin *b, uint32_t got, uint32_t rnd);
 uint8_t *unit_ptr(uint8_t *base, uint32_t units, uint64_t pos);
 void violation(const char *what, const struct fwin *f);
 void *zalloc(size_t size);
