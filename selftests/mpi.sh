@@ -124,18 +124,19 @@ fi
 cau_env job "cau algorithm, 3 ranks packed on one hub (no tree)" 0 "$cau_re" \
 	'rank 0: cau algorithm: [1-9][0-9]* collectives on the CAU' 120 \
 	-n 3 --placement packed "$bin/collalgo" 3
-# No tree allowed (quota 0): every collective runs in software, said once.
+# Quota 1, taken by MPI_COMM_WORLD's tree (collalgo's first barrier):
+# the sub-communicator gets none and runs in software, said once.
 quota=/sys/module/percs/parameters/max_cau_trees_per_user
-if old=$(cat "$quota" 2>/dev/null) && echo 0 >"$quota" 2>/dev/null; then
-	cau_env job "cau algorithm without CAU quota: software, said once" 0 "$cau_re" \
+if old=$(cat "$quota" 2>/dev/null) && echo 1 >"$quota" 2>/dev/null; then
+	cau_env job "cau algorithm past the CAU quota: software, said once" 0 "$cau_re" \
 		'no CAU tree for communicator [0-9]+ \(Disk quota exceeded\): its collectives run in software' \
 		120 -n 4 "$bin/collalgo" 4
 	echo "$old" >"$quota"
-	if grep -q 'rank 0: cau algorithm: 0 collectives on the CAU, [1-9]' "$tmp/err" &&
+	if grep -q 'rank 0: cau algorithm: 1 collectives on the CAU, [1-9]' "$tmp/err" &&
 	   [ "$(grep -c 'no CAU tree' "$tmp/err")" = 1 ]; then
-		ok "without quota: no collective on the CAU, one message"
+		ok "past the quota: only the world barrier on the CAU, one message"
 	else
-		not_ok "without quota: CAU used or message repeated" "$tmp/err"
+		not_ok "past the quota: CAU used or message repeated" "$tmp/err"
 	fi
 else
 	not_ok "cau fallback: $quota is not writable"
@@ -147,7 +148,7 @@ job "a forced cau allreduce on 1 rank runs in software" 0 'collalgo: checked' ''
 	-n 1 "$bin/collalgo" 1
 PERCS_MPI_COLL_BCAST=binomal \
 job "an unknown algorithm stops MPI_Init naming the variable and the valid ones" 12 '' \
-	"MPI_Init: PERCS_MPI_COLL_BCAST='binomal' is no algorithm of BCAST \\(valid: auto, binomial, pipelined\\)" \
+	"MPI_Init: PERCS_MPI_COLL_BCAST='binomal' is no algorithm of BCAST \\(valid: auto, binomial, pipelined, cau\\)" \
 	60 -n 2 "$bin/hello"
 PERCS_MPI_COLL_ALLTOALL='' \
 job "an empty algorithm name is refused too" 12 '' \

@@ -126,11 +126,15 @@ struct mpi_sched *mpi_coll_new(MPI_Comm comm, const MPI_Request *req,
  * The algorithm of a barrier, bcast, reduce or allreduce: "cau" only
  * where it can run (@cau_fits: the CAU combines this (type, op); the
  * communicator got its tree), else the software default.  Every member
- * decides the same.  MPI_SUCCESS or the class of a failed tree setup.
+ * decides the same.  A non-blocking call (@nbc) never sets the tree up:
+ * that takes blocking messages, which could deadlock a program that
+ * rightly counts on the call returning at once (MPI orders blocking and
+ * non-blocking collectives alike, so whether the tree exists yet is the
+ * same on every member).  MPI_SUCCESS or the class of a failed tree setup.
  */
 static int pick(MPI_Comm comm, struct mpi_comm *c, enum mpi_coll_kind kind,
-		size_t bytes, bool commute, bool cau_fits, const char *fn,
-		int *algo)
+		size_t bytes, bool commute, bool cau_fits, bool nbc,
+		const char *fn, int *algo)
 {
 	static const int cau_algo[] = {
 		[MPI_COLL_BARRIER] = BARRIER_CAU,
@@ -145,9 +149,13 @@ static int pick(MPI_Comm comm, struct mpi_comm *c, enum mpi_coll_kind kind,
 	if (*algo != cau_algo[kind])
 		return MPI_SUCCESS;
 	if (cau_fits && c->size > 1) {
-		ret = mpi_cau_ready(comm, c, mpi_coll_forced(kind), fn, &ok);
+		ret = mpi_cau_ready(comm, c, mpi_coll_forced(kind), !nbc, fn,
+				    &ok);
 		if (ret)
 			return ret;
+		/* One hub, no tree: the software default is quicker there. */
+		if (ok && !mpi_coll_forced(kind) && !mpi_cau_tree(c))
+			ok = false;
 	}
 	if (ok) {
 		mpi_g.cau_colls++;
@@ -166,7 +174,8 @@ static int barrier(MPI_Comm comm, MPI_Request *req, const char *fn)
 	int algo, ret = mpi_coll_comm(comm, fn, &c);
 
 	if (!ret)
-		ret = pick(comm, c, MPI_COLL_BARRIER, 0, true, true, fn, &algo);
+		ret = pick(comm, c, MPI_COLL_BARRIER, 0, true, true, req,
+			   fn, &algo);
 	if (ret)
 		return ret;
 	s = mpi_coll_new(comm, req, fn);
@@ -257,7 +266,7 @@ static int bcast(void *buf, int count, MPI_Datatype type, int root,
 	if (!ret)
 		ret = pick(comm, c, MPI_COLL_BCAST,
 			   (size_t)count * mpi_type(type)->size, true, true,
-			   fn, &algo);
+			   req, fn, &algo);
 	if (ret)
 		return ret;
 	s = mpi_coll_new(comm, req, fn);
@@ -364,8 +373,8 @@ static int reduce(const void *sendbuf, void *recvbuf, int count,
 	if (!ret)
 		ret = pick(comm, c, MPI_COLL_REDUCE,
 			   (size_t)count * mpi_type(type)->size,
-			   mpi_op_commutative(op), mpi_cau_pair(type, op), fn,
-			   &algo);
+			   mpi_op_commutative(op), mpi_cau_pair(type, op),
+			   req, fn, &algo);
 	if (ret)
 		return ret;
 	s = mpi_coll_new(comm, req, fn);
@@ -408,8 +417,8 @@ static int allreduce(const void *sendbuf, void *recvbuf, int count,
 	if (!ret)
 		ret = pick(comm, c, MPI_COLL_ALLREDUCE,
 			   (size_t)count * mpi_type(type)->size,
-			   mpi_op_commutative(op), mpi_cau_pair(type, op), fn,
-			   &algo);
+			   mpi_op_commutative(op), mpi_cau_pair(type, op),
+			   req, fn, &algo);
 	if (ret)
 		return ret;
 	s = mpi_coll_new(comm, req, fn);

@@ -241,12 +241,12 @@ out:
 }
 
 int mpi_cau_ready(MPI_Comm comm, struct mpi_comm *c, bool forced,
-		  const char *fn, bool *ok)
+		  bool setup, const char *fn, bool *ok)
 {
 	int err = 0, fatal = 0;
 
 	*ok = c->cau;
-	if (c->cau_tried)
+	if (c->cau_tried || !setup)
 		return MPI_SUCCESS;
 	c->cau_tried = true;
 	c->cau = cau_layout(c);
@@ -266,6 +266,11 @@ int mpi_cau_ready(MPI_Comm comm, struct mpi_comm *c, bool forced,
 	}
 	*ok = c->cau;
 	return fatal;
+}
+
+bool mpi_cau_tree(const struct mpi_comm *c)
+{
+	return c->cau && c->cau->nleaders > 1;
 }
 
 int mpi_cau_fini(MPI_Comm comm, struct mpi_comm *c)

@@ -373,6 +373,7 @@ bool mpi_cau_pair(MPI_Datatype type, MPI_Op op);
  * @comm: the communicator (every member calls this collectively)
  * @c: its state
  * @forced: the algorithm was forced (a missing tree is then said once)
+ * @setup: make the tree if not tried yet (else only an existing one)
  * @fn: the MPI call, for messages
  * @ok: out: the cau algorithm can run on @comm (else: run software, the
  *	same on every member)
@@ -380,7 +381,9 @@ bool mpi_cau_pair(MPI_Datatype type, MPI_Op op);
  * software messages (the handler was told).
  */
 int mpi_cau_ready(MPI_Comm comm, struct mpi_comm *c, bool forced,
-		  const char *fn, bool *ok);
+		  bool setup, const char *fn, bool *ok);
+/* @c runs its cau collectives on a tree (it spans more than one hub). */
+bool mpi_cau_tree(const struct mpi_comm *c);
 /* MPI_Comm_free: a barrier on @comm, then @c's tree destroyed. */
 int mpi_cau_fini(MPI_Comm comm, struct mpi_comm *c);
 /* MPI_Finalize: frees @c's CAU state; the window's release ended its tree. */

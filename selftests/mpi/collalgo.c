@@ -310,6 +310,8 @@ int main(int argc, char **argv)
 	CHECK_MPI(MPI_Type_commit(&mat));
 	CHECK_MPI(MPI_Op_create(matmul, 0, &matop));
 	CHECK_MPI(MPI_Op_create(vsum, 1, &vsumop));
+	/* MPI_COMM_WORLD's CAU tree (cau, auto) lives beside the others. */
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	for (int a = 1, k = 1; argc > 1 ? a < argc : k <= size; a++, k++) {
 		MPI_Comm sub;
 
