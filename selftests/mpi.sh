@@ -23,7 +23,7 @@ scale=${PERCS_TEST_SCALE:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-plan=39
+plan=44
 # shellcheck source=selftests/job-tap.sh
 . "$here/job-tap.sh"
 
@@ -101,9 +101,56 @@ else
 	algo_set 2 7 2 5 7
 	algo_set 3 8 5 8
 fi
+# The cau algorithm (barrier, bcast, reduce, allreduce on the CAU): 10
+# ranks spread over the 8 hubs, 2 on hubs 0 and 4 (hierarchical: a
+# leader per hub joins the tree), on 3 ranks (one a hub) and 10, 2% of
+# the CAU's transfers dropped, duplicated and delayed; pairs the CAU
+# cannot combine (the program's own ops) run in software under the
+# forced name.
+cau_env() {
+	PERCS_MPI_STATS=1 PERCS_MPI_COLL_BARRIER=cau PERCS_MPI_COLL_BCAST=cau \
+	PERCS_MPI_COLL_REDUCE=cau PERCS_MPI_COLL_ALLREDUCE=cau "$@"
+}
+cau_re='collalgo: checked on .* ranks: barrier cau, bcast cau, reduce cau, allreduce cau'
+if [ -w "$isr/drop_ppm" ]; then
+	for k in drop_ppm dup_ppm reorder_ppm; do echo 20000 >"$isr/$k"; done
+	cau_env job "cau algorithm on 3 and 10 ranks (2 a hub on 2 hubs), CAU drop/dup/reorder 2%" 0 \
+		"$cau_re" 'rank 0: cau algorithm: [1-9][0-9]* collectives on the CAU, [1-9]' \
+		300 -n 10 "$bin/collalgo" 3 10
+	for k in drop_ppm dup_ppm reorder_ppm; do echo 0 >"$isr/$k"; done
+else
+	not_ok "cau algorithm under faults: $isr/drop_ppm is not writable"
+fi
+# One hub: no tree, the hub's ranks combine in software.
+cau_env job "cau algorithm, 3 ranks packed on one hub (no tree)" 0 "$cau_re" \
+	'rank 0: cau algorithm: [1-9][0-9]* collectives on the CAU' 120 \
+	-n 3 --placement packed "$bin/collalgo" 3
+# Quota 1, taken by MPI_COMM_WORLD's tree (collalgo's first barrier):
+# the sub-communicator gets none and runs in software, said once.
+quota=/sys/module/percs/parameters/max_cau_trees_per_user
+if old=$(cat "$quota" 2>/dev/null) && echo 1 >"$quota" 2>/dev/null; then
+	cau_env job "cau algorithm past the CAU quota: software, said once" 0 "$cau_re" \
+		'no CAU tree for communicator [0-9]+ \(Disk quota exceeded\): its collectives run in software' \
+		120 -n 4 "$bin/collalgo" 4
+	echo "$old" >"$quota"
+	# On the CAU: the world's barrier and Comm_split's collective only.
+	if grep -q 'rank 0: cau algorithm: 2 collectives on the CAU, [1-9]' "$tmp/err" &&
+	   [ "$(grep -c 'no CAU tree' "$tmp/err")" = 1 ]; then
+		ok "past the quota: only MPI_COMM_WORLD on the CAU, one message"
+	else
+		not_ok "past the quota: CAU used or message repeated" "$tmp/err"
+	fi
+else
+	not_ok "cau fallback: $quota is not writable"
+	not_ok "cau fallback: no quota test"
+fi
+# One rank: nothing to combine, no tree, no message.
+PERCS_MPI_COLL_ALLREDUCE=cau \
+job "a forced cau allreduce on 1 rank runs in software" 0 'collalgo: checked' '' 60 \
+	-n 1 "$bin/collalgo" 1
 PERCS_MPI_COLL_BCAST=binomal \
 job "an unknown algorithm stops MPI_Init naming the variable and the valid ones" 12 '' \
-	"MPI_Init: PERCS_MPI_COLL_BCAST='binomal' is no algorithm of BCAST \\(valid: auto, binomial, pipelined\\)" \
+	"MPI_Init: PERCS_MPI_COLL_BCAST='binomal' is no algorithm of BCAST \\(valid: auto, binomial, pipelined, cau\\)" \
 	60 -n 2 "$bin/hello"
 PERCS_MPI_COLL_ALLTOALL='' \
 job "an empty algorithm name is refused too" 12 '' \

@@ -18,8 +18,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${PERCS_OUT:-$(mktemp -d)}/peers
 # The rows of a --quick run: 7 verbs, 2 MPI point-to-point, 2 collectives
-# at 2 ranks, 4 limits.
-rows=15
+# at 2 ranks packed and spread with the CAU on and off (6), 4 limits.
+rows=19
 plan=$((rows + 4))
 n=0
 failed=0

@@ -36,7 +36,7 @@
 # module.sh, "bench" bench.sh), PERCS_TEST_TIMEOUT seconds per program
 # (default 300; verbs.sh: PERCS_VERBS_TEST_TIMEOUT, default 900; shmem.sh:
 # PERCS_SHMEM_TEST_TIMEOUT, default 600; mpi.sh: PERCS_MPI_TEST_TIMEOUT,
-# default 600),
+# default 900),
 # PERCS_KERNEL_FLAVOR (stock, kasan, kcsan).
 #
 # Exit status: 0 if every line of every TAP file is ok, else 1.
@@ -339,7 +339,7 @@ fi
 # the stock kernel only, like bench (the messaging layer is userspace;
 # the kernel paths it drives are the programs' above).
 if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted mpi; then
-	run_one "$src/selftests/mpi.sh" mpi "${PERCS_MPI_TEST_TIMEOUT:-600}"
+	run_one "$src/selftests/mpi.sh" mpi "${PERCS_MPI_TEST_TIMEOUT:-900}"
 fi
 # The OpenSHMEM programs (selftests/shmem.sh), likewise.
 if [ "${PERCS_KERNEL_FLAVOR:-stock}" = stock ] && wanted shmem; then

@@ -122,20 +122,66 @@ struct mpi_sched *mpi_coll_new(MPI_Comm comm, const MPI_Request *req,
 	return s;
 }
 
+/*
+ * The algorithm of a barrier, bcast, reduce or allreduce: "cau" only
+ * where it can run (@cau_fits: the CAU combines this (type, op); the
+ * communicator got its tree), else the software default.  Every member
+ * decides the same.  A non-blocking call (@nbc) never sets the tree up:
+ * that takes blocking messages, which could deadlock a program that
+ * rightly counts on the call returning at once (MPI orders blocking and
+ * non-blocking collectives alike, so whether the tree exists yet is the
+ * same on every member).  MPI_SUCCESS or the class of a failed tree setup.
+ */
+static int pick(MPI_Comm comm, struct mpi_comm *c, enum mpi_coll_kind kind,
+		size_t bytes, bool commute, bool cau_fits, bool nbc,
+		const char *fn, int *algo)
+{
+	static const int cau_algo[] = {
+		[MPI_COLL_BARRIER] = BARRIER_CAU,
+		[MPI_COLL_BCAST] = BCAST_CAU,
+		[MPI_COLL_REDUCE] = REDUCE_CAU,
+		[MPI_COLL_ALLREDUCE] = ALLREDUCE_CAU,
+	};
+	bool ok = false;
+	int ret;
+
+	*algo = mpi_coll_algo(kind, c->size, bytes, commute);
+	if (*algo != cau_algo[kind])
+		return MPI_SUCCESS;
+	if (cau_fits && c->size > 1) {
+		ret = mpi_cau_ready(comm, c, mpi_coll_forced(kind), !nbc, fn,
+				    &ok);
+		if (ret)
+			return ret;
+		/* One hub, no tree: the software default is quicker there. */
+		if (ok && !mpi_coll_forced(kind) && !mpi_cau_tree(c))
+			ok = false;
+	}
+	if (ok) {
+		mpi_g.cau_colls++;
+	} else {
+		mpi_g.cau_sw++;
+		*algo = mpi_coll_sw_algo(kind, c->size, bytes, commute);
+	}
+	return MPI_SUCCESS;
+}
+
 /* Blocking when @req is NULL; so are all the calls below. */
 static int barrier(MPI_Comm comm, MPI_Request *req, const char *fn)
 {
 	struct mpi_comm *c;
 	struct mpi_sched *s;
-	int ret = mpi_coll_comm(comm, fn, &c);
+	int algo, ret = mpi_coll_comm(comm, fn, &c);
 
+	if (!ret)
+		ret = pick(comm, c, MPI_COLL_BARRIER, 0, true, true, req,
+			   fn, &algo);
 	if (ret)
 		return ret;
 	s = mpi_coll_new(comm, req, fn);
 	if (!s)
 		return MPI_ERR_NO_MEM;
-	mpi_barrier_algo(s, c, mpi_coll_algo(MPI_COLL_BARRIER, c->size, 0,
-					     true));
+	mpi_barrier_algo(s, c, algo);
 	return mpi_sched_go(s, req, fn);
 }
 
@@ -211,21 +257,22 @@ static int bcast(void *buf, int count, MPI_Datatype type, int root,
 {
 	struct mpi_comm *c;
 	struct mpi_sched *s;
-	int ret = mpi_coll_comm(comm, fn, &c);
+	int algo, ret = mpi_coll_comm(comm, fn, &c);
 
 	if (!ret)
 		ret = mpi_coll_buf(comm, buf, count, type, fn, "buffer");
 	if (!ret)
 		ret = mpi_coll_root(comm, c, root, fn);
+	if (!ret)
+		ret = pick(comm, c, MPI_COLL_BCAST,
+			   (size_t)count * mpi_type(type)->size, true, true,
+			   req, fn, &algo);
 	if (ret)
 		return ret;
 	s = mpi_coll_new(comm, req, fn);
 	if (!s)
 		return MPI_ERR_NO_MEM;
-	mpi_bcast_algo(s, c, buf, count, type, root,
-		       mpi_coll_algo(MPI_COLL_BCAST, c->size,
-				     (size_t)count * mpi_type(type)->size,
-				     true));
+	mpi_bcast_algo(s, c, buf, count, type, root, algo);
 	return mpi_sched_go(s, req, fn);
 }
 
@@ -312,7 +359,7 @@ static int reduce(const void *sendbuf, void *recvbuf, int count,
 {
 	struct mpi_comm *c;
 	struct mpi_sched *s;
-	int ret = mpi_coll_comm(comm, fn, &c);
+	int algo, ret = mpi_coll_comm(comm, fn, &c);
 
 	if (!ret)
 		ret = mpi_coll_root(comm, c, root, fn);
@@ -323,15 +370,17 @@ static int reduce(const void *sendbuf, void *recvbuf, int count,
 				 "MPI_IN_PLACE is for the root only");
 	ret = reduce_checks(sendbuf, recvbuf, count, type, op, comm,
 			    c->rank == root, fn);
+	if (!ret)
+		ret = pick(comm, c, MPI_COLL_REDUCE,
+			   (size_t)count * mpi_type(type)->size,
+			   mpi_op_commutative(op), mpi_cau_pair(type, op),
+			   req, fn, &algo);
 	if (ret)
 		return ret;
 	s = mpi_coll_new(comm, req, fn);
 	if (!s)
 		return MPI_ERR_NO_MEM;
-	mpi_reduce_algo(s, c, sendbuf, recvbuf, count, type, op, root,
-			mpi_coll_algo(MPI_COLL_REDUCE, c->size,
-				      (size_t)count * mpi_type(type)->size,
-				      mpi_op_commutative(op)));
+	mpi_reduce_algo(s, c, sendbuf, recvbuf, count, type, op, root, algo);
 	return mpi_sched_go(s, req, fn);
 }
 
@@ -360,20 +409,22 @@ static int allreduce(const void *sendbuf, void *recvbuf, int count,
 {
 	struct mpi_comm *c;
 	struct mpi_sched *s;
-	int ret = mpi_coll_comm(comm, fn, &c);
+	int algo, ret = mpi_coll_comm(comm, fn, &c);
 
 	if (!ret)
 		ret = reduce_checks(sendbuf, recvbuf, count, type, op, comm,
 				    true, fn);
+	if (!ret)
+		ret = pick(comm, c, MPI_COLL_ALLREDUCE,
+			   (size_t)count * mpi_type(type)->size,
+			   mpi_op_commutative(op), mpi_cau_pair(type, op),
+			   req, fn, &algo);
 	if (ret)
 		return ret;
 	s = mpi_coll_new(comm, req, fn);
 	if (!s)
 		return MPI_ERR_NO_MEM;
-	mpi_allreduce_algo(s, c, sendbuf, recvbuf, count, type, op,
-			   mpi_coll_algo(MPI_COLL_ALLREDUCE, c->size,
-					 (size_t)count * mpi_type(type)->size,
-					 mpi_op_commutative(op)));
+	mpi_allreduce_algo(s, c, sendbuf, recvbuf, count, type, op, algo);
 	return mpi_sched_go(s, req, fn);
 }
 

@@ -65,6 +65,10 @@ void mpi_allreduce_algo(struct mpi_sched *s, const struct mpi_comm *c,
 	int bytes = (int)((size_t)count * mpi_type(type)->size);
 	unsigned char *acc;
 
+	if (algo == ALLREDUCE_CAU) {
+		mpi_cau_allreduce(s, c, sendbuf, recvbuf, count, type, op, -1);
+		return;
+	}
 	if (algo == ALLREDUCE_REDUCE_BCAST) {
 		mpi_reduce_algo(s, c, sendbuf, recvbuf, count, type, op, 0,
 				REDUCE_BINOMIAL);

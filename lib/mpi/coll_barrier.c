@@ -73,6 +73,9 @@ void mpi_barrier_algo(struct mpi_sched *s, const struct mpi_comm *c, int algo)
 	case BARRIER_GATHER_BCAST:
 		gather_bcast(s, c);
 		break;
+	case BARRIER_CAU:
+		mpi_cau_barrier(s, c);
+		break;
 	default:
 		dissemination(s, c);
 	}

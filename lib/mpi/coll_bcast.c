@@ -44,7 +44,9 @@ static void pipelined(struct mpi_sched *s, const struct mpi_comm *c,
 void mpi_bcast_algo(struct mpi_sched *s, const struct mpi_comm *c, void *buf,
 		    int count, MPI_Datatype type, int root, int algo)
 {
-	if (algo == BCAST_PIPELINED)
+	if (algo == BCAST_CAU)
+		mpi_cau_bcast(s, c, buf, count, type, root);
+	else if (algo == BCAST_PIPELINED)
 		pipelined(s, c, buf, count, type, root);
 	else
 		mpi_bcast_sched(s, c, buf, count, type, root);

@@ -224,7 +224,10 @@ void mpi_reduce_algo(struct mpi_sched *s, const struct mpi_comm *c,
 		     const void *sendbuf, void *recvbuf, int count,
 		     MPI_Datatype type, MPI_Op op, int root, int algo)
 {
-	if (algo == REDUCE_RABENSEIFNER && mpi_op_commutative(op))
+	if (algo == REDUCE_CAU)
+		mpi_cau_allreduce(s, c, sendbuf, recvbuf, count, type, op,
+				  root);
+	else if (algo == REDUCE_RABENSEIFNER && mpi_op_commutative(op))
 		rabenseifner(s, c, sendbuf, recvbuf, count, type, op, root);
 	else if (algo == REDUCE_LINEAR)
 		mpi_reduce_sched(s, c, sendbuf, recvbuf, count, type, op, root);

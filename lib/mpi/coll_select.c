@@ -6,7 +6,11 @@
  * ALLTOALL) names the algorithm every call of that collective uses, or
  * "auto"; it is read once, at MPI_Init, and a name it does not know stops
  * MPI_Init with a message listing the valid ones (a typo must not fall
- * back silently to another algorithm). Unforced, the choice follows the
+ * back silently to another algorithm). "cau" (barrier, bcast, reduce,
+ * allreduce: coll_cau.c) runs on the CAU what it can and the rest in
+ * software, the default choice's algorithm. Unforced, barrier and
+ * allreduces of at most 64 bytes go to the CAU (where a tree spans
+ * several hubs); otherwise the choice follows the
  * communicator's size and the data's: latency-bound algorithms (fewest
  * rounds) for short data, bandwidth-bound ones (least data per rank) for
  * long, the cross-over points being the usual ones of MPICH's defaults.
@@ -17,7 +21,7 @@
 
 #include "mpi_internal.h"
 
-#define MAX_ALGOS	3
+#define MAX_ALGOS	4
 
 static const char *const coll_names[MPI_COLL_KINDS] = {
 	[MPI_COLL_BARRIER] = "BARRIER",
@@ -31,11 +35,11 @@ static const char *const coll_names[MPI_COLL_KINDS] = {
 /* Indexed by the BARRIER_* ... ALLTOALL_* constants of mpi_internal.h. */
 static const char *const algo_names[MPI_COLL_KINDS][MAX_ALGOS] = {
 	[MPI_COLL_BARRIER] = { "dissemination", "recursive_doubling",
-			       "gather_bcast" },
-	[MPI_COLL_BCAST] = { "binomial", "pipelined" },
-	[MPI_COLL_REDUCE] = { "linear", "binomial", "rabenseifner" },
+			       "gather_bcast", "cau" },
+	[MPI_COLL_BCAST] = { "binomial", "pipelined", "cau" },
+	[MPI_COLL_REDUCE] = { "linear", "binomial", "rabenseifner", "cau" },
 	[MPI_COLL_ALLREDUCE] = { "recursive_doubling", "rabenseifner",
-				 "reduce_bcast" },
+				 "reduce_bcast", "cau" },
 	[MPI_COLL_ALLGATHER] = { "ring", "recursive_doubling",
 				 "gather_bcast" },
 	[MPI_COLL_ALLTOALL] = { "pairwise", "bruck", "linear" },
@@ -54,7 +58,7 @@ const char *mpi_coll_algo_name(enum mpi_coll_kind kind, int algo)
 
 static int parse(enum mpi_coll_kind kind)
 {
-	char var[40], valid[128];
+	char var[40], valid[160];
 	const char *val;
 	int a;
 
@@ -94,10 +98,30 @@ static bool pow2(int p)
 	return !(p & (p - 1));
 }
 
+bool mpi_coll_forced(enum mpi_coll_kind kind)
+{
+	return forced[kind] >= 0;
+}
+
 int mpi_coll_algo(enum mpi_coll_kind kind, int p, size_t bytes, bool commute)
 {
 	if (forced[kind] >= 0)
 		return forced[kind];
+	/*
+	 * The CAU where it was measured to win (mpi-peer, 2..16 ranks one
+	 * a hub: 8-byte allreduce and barrier, Documentation/design.rst):
+	 * what one CAU packet carries.  coll.c runs software instead when
+	 * the communicator has no tree or one hub only.
+	 */
+	if (kind == MPI_COLL_BARRIER ||
+	    (kind == MPI_COLL_ALLREDUCE && bytes <= PERCS_CAU_PAYLOAD))
+		return kind == MPI_COLL_BARRIER ? BARRIER_CAU : ALLREDUCE_CAU;
+	return mpi_coll_sw_algo(kind, p, bytes, commute);
+}
+
+int mpi_coll_sw_algo(enum mpi_coll_kind kind, int p, size_t bytes,
+		     bool commute)
+{
 	switch (kind) {
 	case MPI_COLL_BARRIER:
 		return BARRIER_DISSEMINATION;

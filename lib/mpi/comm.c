@@ -71,8 +71,11 @@ void mpi_comm_fini(void)
 {
 	int i;
 
-	for (i = 0; i < nr_comms; i++)
+	for (i = 0; i < nr_comms; i++) {
+		/* The window's release ended the trees (after every rank left). */
+		mpi_cau_drop(&comms[i]);
 		free(comms[i].world);
+	}
 	free(comms);
 	comms = NULL;
 	nr_comms = 0;
@@ -314,6 +317,7 @@ PERCS_MPI_ALIAS(Comm_free)
 int PMPI_Comm_free(MPI_Comm *comm)
 {
 	struct mpi_comm *c;
+	int ret;
 
 	MPI_NEED_INIT("MPI_Comm_free");
 	if (!comm)
@@ -326,6 +330,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
 		return mpi_error(*comm, MPI_ERR_COMM, "MPI_Comm_free",
 				 "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+	ret = mpi_cau_fini(*comm, c);
+	if (ret)
+		return ret;
 	free(c->world);
 	memset(c, 0, sizeof(*c));
 	*comm = MPI_COMM_NULL;

@@ -99,6 +99,9 @@ int PMPI_Finalize(void)
 	if (ret)
 		return mpi_error(MPI_COMM_NULL, ret, "MPI_Finalize",
 				 "a buffered send failed: %s", mpi_why());
+	if (getenv("PERCS_MPI_STATS"))
+		fprintf(stderr, "percs-mpi: rank %u: cau algorithm: %lu collectives on the CAU, %lu in software\n",
+			percs_msg_rank(mpi_g.m), mpi_g.cau_colls, mpi_g.cau_sw);
 	ret = percs_msg_job_leave(mpi_g.job);
 	if (ret == -EBUSY)
 		return mpi_error(MPI_COMM_NULL, MPI_ERR_PENDING, "MPI_Finalize",

@@ -60,6 +60,8 @@ struct mpi_type {
  *	of their kind
  * @eh: its error handler
  * @nbc_seq: tag of the last non-blocking collective started
+ * @cau_tried: its CAU tree was set up (or failed to be): @cau is final
+ * @cau: its CAU layout and tree (coll_cau.c), NULL without
  */
 struct mpi_comm {
 	bool used;
@@ -69,6 +71,8 @@ struct mpi_comm {
 	uint32_t ctx;
 	MPI_Errhandler eh;
 	uint32_t nbc_seq;
+	bool cau_tried;
+	struct mpi_cau *cau;
 };
 
 /*
@@ -108,6 +112,18 @@ struct mpi_req {
 	struct mpi_sched *sched;
 };
 
+/**
+ * struct mpi_state - the library's global state
+ * @initialized: MPI_Init ran
+ * @finalized: MPI_Finalize ran
+ * @job: the job joined at MPI_Init
+ * @m: its endpoint
+ * @next_ctx: the next communicator context
+ * @last_errno: the messaging layer's last -errno (mpi_why())
+ * @cau_colls: collectives of the cau algorithm run on the CAU
+ * @cau_sw: collectives the cau algorithm left to software (no tree, or
+ *	a (type, op) the CAU cannot combine)
+ */
 struct mpi_state {
 	int initialized;
 	int finalized;
@@ -115,6 +131,8 @@ struct mpi_state {
 	struct percs_msg *m;
 	uint32_t next_ctx;
 	int last_errno;
+	unsigned long cau_colls;
+	unsigned long cau_sw;
 };
 
 extern struct mpi_state mpi_g;
@@ -220,6 +238,27 @@ void mpi_sched_copy(struct mpi_sched *s, const void *sbuf, int scount,
 /* @acc = @acc @op @in, @count packed elements (@in is clobbered). */
 void mpi_sched_op(struct mpi_sched *s, MPI_Op op, MPI_Datatype type,
 		  int count, void *acc, void *in);
+/**
+ * struct mpi_cau_op - a collective on a CAU tree, a step of a schedule
+ * @kind: MPI_CAU_*
+ * @tree: the tree
+ * @buf: allreduce: this member's elements, replaced by the result;
+ *	bcast: the data at the origin, the result elsewhere
+ * @count: allreduce: elements; bcast: bytes
+ * @type: allreduce: PERCS_CAU_T_*
+ * @op: allreduce: PERCS_CAU_OP_*
+ * @root: bcast: the origin's index in the tree
+ */
+struct mpi_cau_op {
+	enum { MPI_CAU_BARRIER, MPI_CAU_BCAST, MPI_CAU_ALLREDUCE } kind;
+	struct percs_cau_tree *tree;
+	void *buf;
+	size_t count;
+	unsigned int type;
+	unsigned int op;
+	unsigned int root;
+};
+void mpi_sched_cau(struct mpi_sched *s, const struct mpi_cau_op *op);
 /* Ends the round: later steps start once its transfers completed. */
 void mpi_sched_round(struct mpi_sched *s);
 /* A buffer of @bytes that lives as long as @s (NULL: none). */
@@ -296,11 +335,11 @@ enum mpi_coll_kind {
 };
 
 enum { BARRIER_DISSEMINATION, BARRIER_RECURSIVE_DOUBLING,
-       BARRIER_GATHER_BCAST };
-enum { BCAST_BINOMIAL, BCAST_PIPELINED };
-enum { REDUCE_LINEAR, REDUCE_BINOMIAL, REDUCE_RABENSEIFNER };
+       BARRIER_GATHER_BCAST, BARRIER_CAU };
+enum { BCAST_BINOMIAL, BCAST_PIPELINED, BCAST_CAU };
+enum { REDUCE_LINEAR, REDUCE_BINOMIAL, REDUCE_RABENSEIFNER, REDUCE_CAU };
 enum { ALLREDUCE_RECURSIVE_DOUBLING, ALLREDUCE_RABENSEIFNER,
-       ALLREDUCE_REDUCE_BCAST };
+       ALLREDUCE_REDUCE_BCAST, ALLREDUCE_CAU };
 enum { ALLGATHER_RING, ALLGATHER_RECURSIVE_DOUBLING, ALLGATHER_GATHER_BCAST };
 enum { ALLTOALL_PAIRWISE, ALLTOALL_BRUCK, ALLTOALL_LINEAR };
 
@@ -317,6 +356,46 @@ const char *mpi_coll_algo_name(enum mpi_coll_kind kind, int algo);
  * allgather and alltoall): the forced one, else the default choice.
  */
 int mpi_coll_algo(enum mpi_coll_kind kind, int p, size_t bytes, bool commute);
+/* The algorithm the default choice makes among the software ones. */
+int mpi_coll_sw_algo(enum mpi_coll_kind kind, int p, size_t bytes,
+		     bool commute);
+/* @algo was forced by PERCS_MPI_COLL_<@kind>. */
+bool mpi_coll_forced(enum mpi_coll_kind kind);
+
+/*
+ * coll_cau.c: the "cau" algorithm of barrier, bcast, reduce and
+ * allreduce, hierarchical over the hubs of the communicator.
+ */
+/* The CAU can combine @op on @type (a predefined pair of its ALU). */
+bool mpi_cau_pair(MPI_Datatype type, MPI_Op op);
+/**
+ * mpi_cau_ready() - @c's CAU tree, made at the first call
+ * @comm: the communicator (every member calls this collectively)
+ * @c: its state
+ * @forced: the algorithm was forced (a missing tree is then said once)
+ * @setup: make the tree if not tried yet (else only an existing one)
+ * @fn: the MPI call, for messages
+ * @ok: out: the cau algorithm can run on @comm (else: run software, the
+ *	same on every member)
+ * Return: MPI_SUCCESS, or the class of a failure of the setup's own
+ * software messages (the handler was told).
+ */
+int mpi_cau_ready(MPI_Comm comm, struct mpi_comm *c, bool forced,
+		  bool setup, const char *fn, bool *ok);
+/* @c runs its cau collectives on a tree (it spans more than one hub). */
+bool mpi_cau_tree(const struct mpi_comm *c);
+/* MPI_Comm_free: a barrier on @comm, then @c's tree destroyed. */
+int mpi_cau_fini(MPI_Comm comm, struct mpi_comm *c);
+/* MPI_Finalize: frees @c's CAU state; the window's release ended its tree. */
+void mpi_cau_drop(struct mpi_comm *c);
+/* The schedules, on a communicator mpi_cau_ready() accepted. */
+void mpi_cau_barrier(struct mpi_sched *s, const struct mpi_comm *c);
+void mpi_cau_bcast(struct mpi_sched *s, const struct mpi_comm *c, void *buf,
+		   int count, MPI_Datatype type, int root);
+/* An allreduce, or a reduce to @root (-1: allreduce). */
+void mpi_cau_allreduce(struct mpi_sched *s, const struct mpi_comm *c,
+		       const void *sendbuf, void *recvbuf, int count,
+		       MPI_Datatype type, MPI_Op op, int root);
 
 /* op.c: @op may combine in any order (built-in, or created commutative). */
 bool mpi_op_commutative(MPI_Op op);

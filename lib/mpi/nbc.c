@@ -23,16 +23,19 @@
  * any order; between two ranks their messages never overtake each other,
  * which keeps the transfers of one schedule matched in order.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpi_internal.h"
 
-enum step_kind { STEP_SEND, STEP_RECV, STEP_COPY, STEP_OP, STEP_END };
+enum step_kind { STEP_SEND, STEP_RECV, STEP_COPY, STEP_OP, STEP_CAU,
+		 STEP_END };
 
 /*
- * One step: a transfer (s* or r* and @peer), a copy (s* to r*), or
- * r* = r* @op s* on packed elements (STEP_OP, s* is clobbered).
+ * One step: a transfer (s* or r* and @peer), a copy (s* to r*),
+ * r* = r* @op s* on packed elements (STEP_OP, s* is clobbered), or a
+ * collective on a CAU tree (STEP_CAU: @cau).
  */
 struct step {
 	enum step_kind kind;
@@ -44,6 +47,7 @@ struct step {
 	int rcount;
 	MPI_Datatype rtype;
 	MPI_Op op;
+	struct mpi_cau_op cau;
 };
 
 /**
@@ -57,6 +61,7 @@ struct step {
  * @pos: the first step not executed yet
  * @reqs: the transfers of the current round not seen complete yet
  * @nreqs: entries of @reqs
+ * @creq: the current round's CAU collective, NULL once seen complete
  * @tmp: buffers freed with the schedule
  * @ntmp: entries of @tmp
  * @err: the first error (an MPI class), MPI_SUCCESS so far
@@ -73,6 +78,7 @@ struct mpi_sched {
 	int pos;
 	struct mpi_req **reqs;
 	int nreqs;
+	struct percs_coll_req *creq;
 	void **tmp;
 	int ntmp;
 	int err;
@@ -168,6 +174,29 @@ void mpi_sched_op(struct mpi_sched *s, MPI_Op op, MPI_Datatype type,
 				     .rtype = type };
 }
 
+void mpi_sched_cau(struct mpi_sched *s, const struct mpi_cau_op *op)
+{
+	struct step *st = step_add(s, STEP_CAU);
+
+	if (st)
+		st->cau = *op;
+}
+
+/* Starts a STEP_CAU's collective; 0 or a -errno. */
+static int cau_start(struct mpi_sched *s, const struct mpi_cau_op *o)
+{
+	switch (o->kind) {
+	case MPI_CAU_BARRIER:
+		return percs_cau_ibarrier(o->tree, &s->creq);
+	case MPI_CAU_BCAST:
+		return percs_cau_ibcast(o->tree, o->root, o->buf, o->count,
+					&s->creq);
+	default:
+		return percs_cau_iallreduce(o->tree, o->buf, o->buf, o->count,
+					    o->type, o->op, &s->creq);
+	}
+}
+
 void mpi_sched_round(struct mpi_sched *s)
 {
 	/* An empty round would cost a progress pass for nothing. */
@@ -234,6 +263,9 @@ static void round_start(struct mpi_sched *s)
 			ret = mpi_op_combine(st->op, st->rtype, st->rcount,
 					     st->rbuf, (void *)st->sbuf);
 			break;
+		case STEP_CAU:
+			ret = mpi_errno_to_class(cau_start(s, &st->cau));
+			break;
 		default:
 			ret = MPI_ERR_INTERN;
 		}
@@ -251,6 +283,17 @@ static bool round_done(struct mpi_sched *s)
 	bool all = true;
 	int i, ret;
 
+	if (s->creq) {
+		ret = percs_coll_test(s->creq);
+		if (ret == -EINPROGRESS) {
+			all = false;
+		} else {
+			if (ret && !s->err)
+				s->err = mpi_errno_to_class(ret);
+			percs_coll_req_free(s->creq);
+			s->creq = NULL;
+		}
+	}
 	for (i = 0; i < s->nreqs; i++) {
 		if (!s->reqs[i])
 			continue;
@@ -312,6 +355,7 @@ void mpi_sched_free(struct mpi_sched *s)
 	/* Only after completion (MPI forbids freeing a collective early). */
 	for (i = 0; i < s->nreqs; i++)
 		mpi_req_put(s->reqs[i]);
+	percs_coll_req_free(s->creq);
 	for (i = 0; i < s->ntmp; i++)
 		free(s->tmp[i]);
 	free(s->tmp);

@@ -159,6 +159,15 @@ struct percs_window *percs_msg_window(const struct percs_msg *m)
 	return m->w;
 }
 
+int percs_msg_peer_addr(const struct percs_msg *m, unsigned int rank,
+			struct percs_addr *out)
+{
+	if (!m || !out || rank >= m->size)
+		return -EINVAL;
+	*out = m->addrs[rank];
+	return 0;
+}
+
 void percs_msg_counters(const struct percs_msg *m,
 			struct percs_msg_counters *c)
 {

@@ -134,6 +134,19 @@ unsigned int percs_msg_size(const struct percs_msg *m);
 struct percs_window *percs_msg_window(const struct percs_msg *m);
 
 /**
+ * percs_msg_peer_addr() - a rank's window address
+ * @m: the endpoint
+ * @rank: a rank of the job, < percs_msg_size()
+ * @out: its address (as given to percs_msg_open())
+ *
+ * Tells which ranks share a hub (the same @out->hub), e.g. to build a CAU
+ * tree with one window per hub.
+ * Return: 0; -EINVAL for a NULL pointer or @rank out of range.
+ */
+int percs_msg_peer_addr(const struct percs_msg *m, unsigned int rank,
+			struct percs_addr *out);
+
+/**
  * percs_msg_isend() - start sending a message
  * @m: the endpoint
  * @buf: the data (untouched until the request completes)

@@ -338,6 +338,13 @@ int pm_cq_drain(struct percs_msg *m)
 				ret = read_done(m, r, cqe[i].res);
 				if (ret)
 					return ret;
+			} else if (cqe[i].kind == PERCS_PKT_COLL) {
+				/*
+				 * A CAU tree's (its end, a descriptor's
+				 * error): the application's, not ours; its
+				 * library notices the end by itself.
+				 */
+				continue;
 			} else if (cqe[i].res < 0) {
 				/* A packet of ours was refused: a peer is gone. */
 				return cqe[i].res;

@@ -5,7 +5,8 @@
  * (reversed: world rank k - 1 is rank 0) for each K given (default every
  * k = 1 .. size) in one job, with roots k / 2 and k - 1, in place where
  * MPI allows it, several operations (built-in ones on int, unsigned,
- * double and long long; a commutative and a non-commutative one of the
+ * double, long and long long, the bitwise ones too: every pair the CAU
+ * combines is of a kind it has; a commutative and a non-commutative one of the
  * program's own on a derived type) and counts (1, 37, and long enough to
  * be cut into pieces and segments).  It checks whichever algorithms the
  * PERCS_MPI_COLL_* variables force: selftests/mpi.sh runs it once per set
@@ -60,10 +61,11 @@ static void mat_of(int rank, int i, unsigned int m[4])
 	m[3] = 1;
 }
 
-enum kind { K_INT_SUM, K_INT_MAX, K_UNS_BXOR, K_DBL_SUM, K_LL_MIN, K_MAT,
-	    K_VSUM, K_KINDS };
+enum kind { K_INT_SUM, K_INT_MAX, K_UNS_BXOR, K_DBL_SUM, K_LL_MIN,
+	    K_LONG_BAND, K_INT_BOR, K_DBL_MAX, K_MAT, K_VSUM, K_KINDS };
 static const char *const kind_name[K_KINDS] = {
 	"int sum", "int max", "unsigned bxor", "double sum", "long long min",
+	"long band", "int bor", "double max",
 	"matrix product (non-commutative)", "4-tuple sum (own, commutative)",
 };
 static MPI_Datatype mat;
@@ -72,8 +74,9 @@ static MPI_Op matop, vsumop;
 static size_t elem_size(enum kind k)
 {
 	switch (k) {
-	case K_DBL_SUM: return sizeof(double);
+	case K_DBL_SUM: case K_DBL_MAX: return sizeof(double);
 	case K_LL_MIN: return sizeof(long long);
+	case K_LONG_BAND: return sizeof(long);
 	case K_MAT: case K_VSUM: return 4 * sizeof(unsigned int);
 	default: return sizeof(int);
 	}
@@ -83,9 +86,11 @@ static void kind_args(enum kind k, MPI_Datatype *t, MPI_Op *op)
 {
 	static const MPI_Datatype types[K_KINDS] = {
 		MPI_INT, MPI_INT, MPI_UNSIGNED, MPI_DOUBLE, MPI_LONG_LONG_INT,
+		MPI_LONG, MPI_INT, MPI_DOUBLE,
 	};
 	static const MPI_Op ops[K_KINDS] = {
-		MPI_SUM, MPI_MAX, MPI_BXOR, MPI_SUM, MPI_MIN,
+		MPI_SUM, MPI_MAX, MPI_BXOR, MPI_SUM, MPI_MIN, MPI_BAND, MPI_BOR,
+		MPI_MAX,
 	};
 
 	*t = k >= K_MAT ? mat : types[k];
@@ -100,6 +105,10 @@ static void fill(enum kind k, int r, int i, void *p)
 	case K_UNS_BXOR: *(unsigned int *)p = (unsigned int)val(r, i) * 2654435761u; break;
 	case K_DBL_SUM: *(double *)p = val(r, i) * 0.5; break;
 	case K_LL_MIN: *(long long *)p = val(r, i) * 10000000000LL; break;
+	/* Mostly ones, each rank clearing a few bits: the AND keeps some. */
+	case K_LONG_BAND: *(long *)p = ~((long)(r % 7 + 1) << (i % 60)); break;
+	case K_INT_BOR: *(int *)p = 1 << ((r + i) % 31); break;
+	case K_DBL_MAX: *(double *)p = val(r, i) * -0.25; break;
 	default: mat_of(r, i, p); break;
 	}
 }
@@ -117,7 +126,13 @@ static void combine(enum kind k, void *acc, const void *in)
 			*(int *)acc = *(const int *)in;
 		break;
 	case K_UNS_BXOR: *(unsigned int *)acc ^= *(const unsigned int *)in; break;
+	case K_LONG_BAND: *(long *)acc &= *(const long *)in; break;
+	case K_INT_BOR: *(int *)acc |= *(const int *)in; break;
 	case K_DBL_SUM: *(double *)acc += *(const double *)in; break;
+	case K_DBL_MAX:
+		if (*(const double *)in > *(double *)acc)
+			*(double *)acc = *(const double *)in;
+		break;
 	case K_LL_MIN:
 		if (*(const long long *)in < *(long long *)acc)
 			*(long long *)acc = *(const long long *)in;
@@ -295,6 +310,8 @@ int main(int argc, char **argv)
 	CHECK_MPI(MPI_Type_commit(&mat));
 	CHECK_MPI(MPI_Op_create(matmul, 0, &matop));
 	CHECK_MPI(MPI_Op_create(vsum, 1, &vsumop));
+	/* MPI_COMM_WORLD's CAU tree (cau, auto) lives beside the others. */
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	for (int a = 1, k = 1; argc > 1 ? a < argc : k <= size; a++, k++) {
 		MPI_Comm sub;
 

@@ -12,7 +12,9 @@
 #   - Open MPI over shared memory (mpirun, btl self,vader) against percs's
 #     MPI (percs-run, packed on hub 0): tools/bench/mpi-peer.c built with
 #     mpicc and with percs-cc, 8-byte ping-pong, 1 MiB streaming,
-#     MPI_Allreduce and MPI_Barrier for each rank count of --ranks;
+#     MPI_Allreduce and MPI_Barrier for each rank count of --ranks, and
+#     percs's again spread over the hubs with the CAU on (the cau
+#     algorithm) and off (software forced);
 #   - the limits (percs-bench limits: cache line, memcpy, system call).
 #
 # Run as root in the test VM with percs.ko loaded, e.g. make bench-peers or
@@ -130,9 +132,17 @@ mpi() {	# mpi IMPL N WHAT...: raw/mpi-IMPL-N.jsonl
 		timeout "$tmo" mpirun --oversubscribe --bind-to none -np "$n" \
 			--mca pml ob1 --mca btl self,vader --mca mpi_yield_when_idle 1 \
 			"$mpi_ompi" $quick "$@" >"$f.jsonl" 2>"$f.err"
-	else
+	elif [ "$impl" = percs ]; then
 		timeout "$tmo" "$run" -n "$n" --placement packed \
 			"$mpi_percs" $quick "$@" >"$f.jsonl" 2>"$f.err"
+	else
+		# Spread, one rank a hub up to 8: CAU on (the cau algorithm)
+		# and off (the software default's algorithms) on one placement.
+		local a=recursive_doubling b=dissemination
+		[ "$impl" = percs-cau ] && a=cau b=cau
+		PERCS_MPI_COLL_ALLREDUCE=$a PERCS_MPI_COLL_BARRIER=$b \
+		timeout "$tmo" "$run" -n "$n" "$mpi_percs" $quick "$@" \
+			>"$f.jsonl" 2>"$f.err"
 	fi
 	rc=$?
 	[ "$rc" -eq 0 ] && grep -q '^{' "$f.jsonl" ||
@@ -149,6 +159,11 @@ for impl in ompi percs; do
 		# shellcheck disable=SC2086 # what is words
 		mpi "$impl" "$n" $what
 	done
+done
+# shellcheck disable=SC2086 # ranks is words
+for n in $ranks; do
+	mpi percs-cau "$n" coll
+	mpi percs-sw "$n" coll
 done
 echo "$ranks" >"$raw/ranks"
 echo $((SECONDS - t_start)) >"$raw/seconds"

@@ -6,7 +6,7 @@
 # a small made-up set: this tests the report, not the figures), complete
 # and with a peer missing.  TAP on stdout.
 # Usage: test-peers-report.sh [--count]
-NTESTS=14
+NTESTS=16
 if [ "$1" = "--count" ]; then
 	echo "$NTESTS"
 	exit 0
@@ -22,6 +22,7 @@ m=$tmp/m
 mkdir -p "$m"
 cat > "$m/limits.json" <<'J'
 {"limits": {"cacheline_half_rtt": {"median_ns": 200}, "getppid_ns": 760,
+ "fdatasync_empty_ns": 1300,
  "memcpy_cache_bytes_per_s": 5e9, "memcpy_stream_bytes_per_s": 2e9}}
 J
 cat > "$m/lat.json" <<'J'
@@ -59,6 +60,16 @@ J
 {"test":"barrier","bytes":0,"ranks":4,"value":4,"unit":"us"}
 J
 done
+# percs spread over the hubs, the CAU on and off: collectives only.
+for impl in percs-cau percs-sw; do
+	if [ $impl = percs-cau ]; then a=1.5 b=1; else a=6 b=5; fi
+	for r in 2 4; do
+		cat > "$m/mpi-$impl-$r.jsonl" <<J
+{"test":"allreduce","bytes":8,"ranks":$r,"value":$a,"unit":"us"}
+{"test":"barrier","bytes":0,"ranks":$r,"value":$b,"unit":"us"}
+J
+	done
+done
 echo "2 4" > "$m/ranks"
 : > "$m/failures"
 # The same without rxe's atomic latency, and the reason peers.sh gave.
@@ -79,6 +90,14 @@ check "every figure there: exit 0, the table" 0 "" "^measured in" \
 check "send latency 2 us / rxe 20 us = 0.10, target met" 0 "" \
 	"^send latency, 8 B, half RTT  *2.00  *20.00  *0.10  *15.00  *0.13  *percs/rxe <= 0.1: met" \
 	-- "$pr" --from "$m" --out "$tmp/o"
+check "the send floor beside its target: 1.3 + 0.2 us, 0.075x rxe, JSON and CSV" 0 "" \
+	"percs/rxe <= 0.1: met [(]floor 1.50 us = 0.07x rxe[)] 1.5 0.075 1.5" \
+	-- sh -c "('$pr' --from '$m' --out '$tmp/o' | grep '^send latency' && python3 -c '
+import csv, json, sys
+d = json.load(open(sys.argv[1] + \"/peers.json\"))
+r = d[\"rows\"][0]
+c = next(csv.DictReader(open(sys.argv[1] + \"/peers.csv\")))
+print(r[\"floor\"], r[\"floor_ratio\"], c[\"floor\"])' '$tmp/o') | tr '\\n' ' '"
 check "write bandwidth 200 MB/s / rxe 50 MB/s = 4.00, target missed" 0 "" \
 	"^RDMA write bandwidth, 1 MiB  *200M  *50M  *4.00 .*percs/rxe >= 5: missed" \
 	-- "$pr" --from "$m" --out "$tmp/o"
@@ -87,7 +106,10 @@ check "atomic rate against perftest's Mpps: 200k / 25k = 8.00" 0 "" \
 check "MPI latency: ratio to Open MPI and where the time goes" 0 "" \
 	"mpi_lat: of percs's 2.50 us, 2.00 us is the HFI's immediate send (80%)" \
 	-- "$pr" --from "$m" --out "$tmp/o"
-check "JSON and CSV: 17 rows, the CSV's ratio" 0 "" "17 17 0.5" -- python3 -c '
+check "CAU on and off rows beside Open MPI, their ratio noted" 0 "" \
+	"MPI_Allreduce, 8 B, 4 ranks, CAU on  *1.50  *3.00  *0.50 .*mpi_allreduce_4_cau_on: CAU on / off = 0.25" \
+	-- sh -c "'$pr' --from '$m' --out '$tmp/o' | tr '\\n' ' '"
+check "JSON and CSV: 25 rows, the CSV's ratio" 0 "" "25 25 0.5" -- python3 -c '
 import csv, json, sys
 d = json.load(open(sys.argv[1] + "/peers.json"))
 c = list(csv.DictReader(open(sys.argv[1] + "/peers.csv")))
