@@ -23,7 +23,7 @@ scale=${PERCS_TEST_SCALE:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-plan=44
+plan=60
 # shellcheck source=selftests/job-tap.sh
 . "$here/job-tap.sh"
 
@@ -76,7 +76,7 @@ job "collectives on 1 .. 16 ranks (sub-communicators), one 16-rank job" 0 \
 # take ~60 ms a collective on the VM); PERCS_COLLALGO_FULL=1 runs each set
 # on every size 1 .. 16 instead (~10 min).
 algo_set() {
-	local set=$1 n=$2
+	local set=$1 np=$2
 	shift 2
 	case $set in
 	1) set -- dissemination binomial linear recursive_doubling ring pairwise "$@" ;;
@@ -88,9 +88,9 @@ algo_set() {
 	PERCS_MPI_COLL_BARRIER=$1 PERCS_MPI_COLL_BCAST=$2 PERCS_MPI_COLL_REDUCE=$3 \
 	PERCS_MPI_COLL_ALLREDUCE=$4 PERCS_MPI_COLL_ALLGATHER=$5 \
 	PERCS_MPI_COLL_ALLTOALL=$6 \
-	job "algorithms set $set ($1, $2, $3, $4, $5, $6) on ${sizes:-1 .. $n} ranks" 0 \
+	job "algorithms set $set ($1, $2, $3, $4, $5, $6) on ${sizes:-1 .. $np} ranks" 0 \
 		"collalgo: checked on .* ranks: barrier $1, bcast $2, reduce $3" '' \
-		$((n > 8 ? 900 : 240)) -n "$n" "$bin/collalgo" "${@:7}"
+		$((np > 8 ? 900 : 240)) -n "$np" "$bin/collalgo" "${@:7}"
 }
 if [ "${PERCS_COLLALGO_FULL:-0}" = 1 ]; then
 	for set in 1 2 3; do
@@ -184,6 +184,39 @@ job "a rank exiting without MPI_Finalize ends the job" 1 '' \
 	'rank 1 \(pid [0-9]+\) exited without finalizing' 60 -n 3 "$bin/faults" exit
 job "MPI_Abort(7): the job exits 7" 7 '' 'rank 1 .*called abort with code 7' 60 \
 	-n 3 "$bin/faults" abort
+# A rank dies while the others are inside a collective (a forced
+# algorithm per collective): every survivor's call returns
+# MPI_ERR_PROC_ABORTED and it finalizes; percs-run exits with the dead
+# rank's status, naming it.  Two lines each: the job, then every survivor
+# said so.
+coll_fail() {
+	local coll=$1 algo=$2 how=$3 np=$4 rc=137 re='was killed by signal 9'
+	local var
+	var=PERCS_MPI_COLL_$(echo "$coll" | tr '[:lower:]' '[:upper:]')
+	local -x "$var=$algo"
+	if [ "$how" = exit ]; then
+		rc=1
+		re='exited without finalizing'
+	fi
+	job "rank 1 (${how}) inside $coll ($algo), $np ranks: MPI_ERR_PROC_ABORTED" \
+		"$rc" "collfail: rank [0-9]+: $coll failed" \
+		"rank 1 \\(pid [0-9]+\\) $re" 60 -n "$np" "$bin/collfail" "$coll" "$how" return
+	if [ "$(grep -c "collfail: rank [0-9]*: $coll failed after .*MPI_ERR_PROC_ABORTED" "$tmp/out")" = $((np - 1)) ]; then
+		ok "every one of the $((np - 1)) survivors of $coll ($algo) got the error"
+	else
+		not_ok "not every survivor of $coll ($algo) got the error" "$tmp/out" "$tmp/err"
+	fi
+}
+coll_fail barrier dissemination kill 5
+coll_fail bcast pipelined exit 6
+coll_fail reduce binomial kill 4
+coll_fail allreduce recursive_doubling kill 8
+coll_fail allgather ring exit 7
+coll_fail alltoall bruck kill 8
+PERCS_MPI_COLL_ALLREDUCE=rabenseifner \
+job "rank 1 killed inside Allreduce, fatal handler: a survivor aborts naming it" 137 '' \
+	'MPI_Allreduce: rank 1 of MPI_COMM_WORLD died or ended without MPI_Finalize' \
+	60 -n 6 "$bin/collfail" allreduce kill fatal
 job "a program that cannot be run" 127 '' "cannot run '/nonexistent'" 30 \
 	-n 2 /nonexistent
 
@@ -203,6 +236,7 @@ bad "without -n" 'number of ranks is missing' "$bin/hello"
 bad "-n 0" "-n wants a number of ranks from 1 to 4096, not '0'" -n 0 "$bin/hello"
 bad "unknown placement" "unknown placement 'far'" -n 2 --placement far "$bin/hello"
 bad "unknown binding" "unknown binding 'socket'" -n 2 --bind socket "$bin/hello"
+bad "bad --grace" "--grace wants seconds from 0 to 3600, not '-1'" -n 2 --grace -1 "$bin/hello"
 printf '0 0\n0 7\n' >"$tmp/badmap"
 bad "map naming a missing HFI" 'no HFI 7 on hub 0' -n 2 --placement map "$tmp/badmap" "$bin/hello"
 bad "unknown option / no program" "unknown option '--frobnicate'" --frobnicate -n 2

@@ -118,7 +118,9 @@ typedef struct MPI_Status {
 #define MPI_ERR_IN_STATUS	17
 #define MPI_ERR_PENDING		18
 #define MPI_ERR_NO_MEM		19
-#define MPI_ERR_LASTCODE	20
+/* MPI 4.0: a peer process died (or ended without MPI_Finalize) */
+#define MPI_ERR_PROC_ABORTED	20
+#define MPI_ERR_LASTCODE	21
 
 /* Datatypes (predefined handles 1..MPI_PERCS_NR_BASIC_TYPES - 1) */
 #define MPI_DATATYPE_NULL	0

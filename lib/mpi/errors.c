@@ -36,6 +36,7 @@ static const char *const class_names[MPI_ERR_LASTCODE] = {
 	[MPI_ERR_IN_STATUS] = "MPI_ERR_IN_STATUS: error code is in status",
 	[MPI_ERR_PENDING] = "MPI_ERR_PENDING: pending request",
 	[MPI_ERR_NO_MEM] = "MPI_ERR_NO_MEM: out of memory",
+	[MPI_ERR_PROC_ABORTED] = "MPI_ERR_PROC_ABORTED: a peer process died",
 };
 
 int mpi_errno_to_class(int err)
@@ -51,6 +52,8 @@ int mpi_errno_to_class(int err)
 		return MPI_ERR_TRUNCATE;
 	case -EINVAL:
 		return MPI_ERR_ARG;
+	case -ECONNRESET:	/* a peer failed (lib/msg/failure.c) */
+		return MPI_ERR_PROC_ABORTED;
 	default:
 		return MPI_ERR_OTHER;
 	}
@@ -59,7 +62,15 @@ int mpi_errno_to_class(int err)
 const char *mpi_why(void)
 {
 	static char why[96];
+	int dead = -1;
 
+	if (mpi_g.last_errno == -ECONNRESET && mpi_g.m &&
+	    percs_msg_failures(mpi_g.m, &dead)) {
+		snprintf(why, sizeof(why),
+			 "rank %d of MPI_COMM_WORLD died or ended without MPI_Finalize",
+			 dead);
+		return why;
+	}
 	snprintf(why, sizeof(why), "the messaging layer failed: %s",
 		 mpi_g.last_errno ? strerror(-mpi_g.last_errno) : "unknown");
 	return why;

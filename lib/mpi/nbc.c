@@ -22,6 +22,14 @@
  * next sequence number, so several may be outstanding and complete in
  * any order; between two ranks their messages never overtake each other,
  * which keeps the transfers of one schedule matched in order.
+ *
+ * A rank of the communicator that died (the launcher tells the messaging
+ * layer, lib/msg/failure.c) fails every schedule on it at its next
+ * advance with MPI_ERR_PROC_ABORTED, on every rank and whatever the
+ * algorithm: the transfers with the dead rank fail by themselves, but a
+ * rank waiting for a live one that stopped because of it would wait
+ * forever.  The failed schedule then abandons its transfers (posted
+ * receives cancelled, sends let go) instead of waiting for them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -65,6 +73,7 @@ struct step {
  * @tmp: buffers freed with the schedule
  * @ntmp: entries of @tmp
  * @err: the first error (an MPI class), MPI_SUCCESS so far
+ * @failures: the job's failed ranks when it last looked
  * @done: every round completed (or an error stopped it)
  * @next: the next started schedule (mpi_progress()'s list)
  * @linked: on that list
@@ -82,6 +91,7 @@ struct mpi_sched {
 	void **tmp;
 	int ntmp;
 	int err;
+	unsigned int failures;
 	bool done;
 	struct mpi_sched *next;
 	bool linked;
@@ -312,9 +322,56 @@ static bool round_done(struct mpi_sched *s)
 	return all;
 }
 
+/* A rank of the communicator died: the schedule cannot complete. */
+static void check_failed(struct mpi_sched *s)
+{
+	unsigned int n = percs_msg_failures(mpi_g.m, NULL);
+	struct mpi_comm *c;
+	int i;
+
+	if (n == s->failures)
+		return;
+	s->failures = n;
+	c = mpi_comm(s->comm);
+	for (i = 0; c && i < c->size; i++) {
+		if (percs_msg_peer_failed(mpi_g.m, (unsigned int)c->world[i])) {
+			s->err = mpi_errno_to_class(-ECONNRESET);
+			return;
+		}
+	}
+}
+
+/*
+ * Stop waiting for the transfers of a schedule that failed because a rank
+ * died: their peers may never act.  Receives that matched already (a read
+ * into our buffer in flight) still end by themselves.
+ */
+static void abandon(struct mpi_sched *s)
+{
+	int i;
+
+	for (i = 0; i < s->nreqs; i++) {
+		struct mpi_req *q = s->reqs[i];
+
+		if (!q || q->done)
+			continue;
+		if (q->recv) {
+			if (q->r)
+				percs_msg_cancel(q->r);
+		} else {
+			mpi_req_put(q);
+			s->reqs[i] = NULL;
+		}
+	}
+}
+
 int mpi_sched_advance(struct mpi_sched *s)
 {
 	while (!s->done) {
+		if (!s->err)
+			check_failed(s);
+		if (s->err == MPI_ERR_PROC_ABORTED)
+			abandon(s);
 		if (!round_done(s))
 			return 0;
 		/* After an error, only the transfers in flight are waited for. */

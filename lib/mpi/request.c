@@ -124,6 +124,9 @@ int mpi_req_test(struct mpi_req *q)
 		}
 		if (q->tmp && !q->st.percs_cancelled)
 			mpi_unpack(mpi_type(q->type), q->tmp, ms.len, q->ubuf);
+	} else if (ms.error) {
+		/* A rendezvous send whose receiver died. */
+		q->st.MPI_ERROR = mpi_errno_to_class(ms.error);
 	}
 	free(q->tmp);
 	q->tmp = NULL;

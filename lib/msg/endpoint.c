@@ -92,6 +92,25 @@ static bool close_waits(const struct percs_msg *m)
 	return m->orphans || !pm_list_empty(&m->backlog);
 }
 
+/* Requests their owner freed that never finished (a peer stopped). */
+static void orphans_free(struct percs_msg *m, struct pm_link *h)
+{
+	struct pm_link *l = h->next;
+
+	while (l != h) {
+		struct percs_msg_req *r = pm_container(l, struct percs_msg_req,
+						       link);
+
+		l = l->next;
+		if (!r->freed)
+			continue;
+		pm_list_del(&r->link);
+		if (r->mr)
+			percs_mr_dereg(m->w, r->mr);
+		free(r);
+	}
+}
+
 int percs_msg_close(struct percs_msg *m)
 {
 	uint64_t deadline;
@@ -108,6 +127,9 @@ int percs_msg_close(struct percs_msg *m)
 	 * ends; the deadline only guards against a peer that stopped.
 	 */
 	deadline = now_ns() + PM_CLOSE_NS;
+	/* A peer died: the job is ending, what others wait for is moot. */
+	if (m->nr_failed)
+		deadline = 0;
 	m->idle_rounds = 0;
 	ret = pm_trigger(m);
 	while (!ret && close_waits(m) && !m->error && now_ns() < deadline) {
@@ -117,7 +139,7 @@ int percs_msg_close(struct percs_msg *m)
 	}
 	if (!ret && m->error)
 		ret = m->error;
-	else if (!ret && close_waits(m))
+	else if (!ret && close_waits(m) && !m->nr_failed)
 		ret = -ETIMEDOUT;
 	while (!pm_list_empty(&m->backlog)) {
 		struct pm_link *l = m->backlog.next;
@@ -125,6 +147,10 @@ int percs_msg_close(struct percs_msg *m)
 		pm_list_del(l);
 		free(pm_container(l, struct pm_backlog, link));
 	}
+	orphans_free(m, &m->posted);
+	orphans_free(m, &m->rndv_sends);
+	orphans_free(m, &m->queued_reads);
+	orphans_free(m, &m->reading);
 	inmsg_list_free(&m->unexpected);
 	for (i = 0; i < m->size; i++) {
 		if (m->peers[i]) {
@@ -139,6 +165,7 @@ int percs_msg_close(struct percs_msg *m)
 		free(r);
 	}
 	free(m->peers);
+	free(m->failed);
 	free(m->addrs);
 	free(m);
 	return ret;
@@ -228,7 +255,9 @@ int percs_msg_progress(struct percs_msg *m)
 
 	if (m->error)
 		return m->error;
-	ret = pm_trigger(m);
+	ret = pm_watch(m, PM_WATCH_PROGRESS);
+	if (!ret)
+		ret = pm_trigger(m);
 	if (!ret)
 		ret = pm_backlog_flush(m);
 	if (!ret)
@@ -271,6 +300,8 @@ void percs_msg_idle(struct percs_msg *m)
 		return;
 	/* Kick mode: RDMA and blocked packets move in kicks. */
 	percs_kick(m->w, PERCS_KICK_F_ALL);
+	/* Waiting this long: is it for a peer that died? */
+	pm_watch(m, PM_WATCH_IDLE);
 	if (waited < PM_YIELD_NS) {
 		sched_yield();
 		return;

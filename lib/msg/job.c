@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,38 @@ static int full_io(int fd, void *buf, size_t len, bool wr)
 			return -ECONNRESET;
 		p += n;
 		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* A launcher message other than GO: a peer died.  Returns 0 or -errno. */
+static int job_note(struct percs_msg_job *j, const struct pmi_cmd *c)
+{
+	if (c->magic != PMI_MAGIC || c->op != PMI_DEAD || c->code < 0)
+		return -EPROTO;
+	return percs_msg_fail_peer(j->m, (unsigned int)c->code);
+}
+
+/*
+ * The endpoint's watch: read what the launcher said, if anything, waiting
+ * up to @timeout_ms for a first message.  A launcher that is gone says
+ * nothing.
+ */
+static int job_watch(void *arg, int timeout_ms)
+{
+	struct percs_msg_job *j = arg;
+	struct pollfd pf = { .fd = j->fd, .events = POLLIN };
+	struct pmi_cmd c;
+	int ret;
+
+	for (; poll(&pf, 1, timeout_ms) == 1 && (pf.revents & POLLIN);
+	     timeout_ms = 0) {
+		ret = full_io(j->fd, &c, sizeof(c), false);
+		if (ret)
+			return 0;
+		ret = job_note(j, &c);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -132,6 +165,7 @@ int percs_msg_job_join(struct percs_msg_job **out)
 				     (unsigned int)size, addrs, &ma, &j->m);
 	if (ret)
 		goto fail;
+	pm_watch_set(j->m, job_watch, j);
 	free(addrs);
 	*out = j;
 	return 0;
@@ -181,10 +215,10 @@ int percs_msg_job_leave(struct percs_msg_job *j)
 	if (ret == -EBUSY)
 		return ret;
 	ret2 = full_io(j->fd, &c, sizeof(c), true);
-	if (!ret2)
-		ret2 = full_io(j->fd, &c, sizeof(c), false);
-	if (!ret2 && (c.magic != PMI_MAGIC || c.op != PMI_GO))
-		ret2 = -EPROTO;
+	/* Deaths may still be announced before the GO. */
+	while (!ret2 && !(ret2 = full_io(j->fd, &c, sizeof(c), false)) &&
+	       (c.magic != PMI_MAGIC || c.op != PMI_GO))
+		ret2 = c.magic == PMI_MAGIC && c.op == PMI_DEAD ? 0 : -EPROTO;
 	percs_window_release(j->w);
 	percs_hfi_close(j->hfi);
 	close(j->fd);

@@ -213,6 +213,14 @@ struct pm_backlog {
  * @nr_free_reqs: their number, at most PM_REQ_CACHE
  * @idle_rounds: consecutive percs_msg_idle() calls that found nothing
  * @idle_since: when the first of them came (ns, CLOCK_MONOTONIC)
+ * @failed: per rank, 1 once declared failed (NULL until the first)
+ * @nr_failed: ranks declared failed
+ * @first_failed: the first of them
+ * @watch: asks whoever knows of dead ranks (job.c: the launcher's socket)
+ *	and declares them failed; NULL outside a job
+ * @watch_arg: its argument
+ * @watch_tick: progress calls (failure.c: when to look at the clock)
+ * @watch_last: when @watch last ran (ns, CLOCK_MONOTONIC)
  * @cnt: counters
  */
 struct percs_msg {
@@ -241,6 +249,13 @@ struct percs_msg {
 	unsigned int nr_free_reqs;
 	unsigned int idle_rounds;
 	uint64_t idle_since;
+	uint8_t *failed;
+	unsigned int nr_failed;
+	unsigned int first_failed;
+	int (*watch)(void *arg, int timeout_ms);
+	void *watch_arg;
+	unsigned int watch_tick;
+	uint64_t watch_last;
 	struct percs_msg_counters cnt;
 };
 
@@ -269,6 +284,20 @@ int pm_drain(struct percs_msg *m);
 int pm_reads_start(struct percs_msg *m);
 int pm_cq_drain(struct percs_msg *m);
 void pm_give_credit(struct percs_msg *m, unsigned int src, uint64_t bytes);
+
+/*
+ * failure.c: peers declared failed.  pm_watch() runs the watch if it has
+ * not run for a millisecond (PM_WATCH_IDLE; PM_WATCH_PROGRESS looks at the
+ * clock only every 64th call), or at once, waiting up to PM_WATCH_WAIT_MS
+ * for news (PM_WATCH_NOW: the kernel said a peer's window is gone, the
+ * launcher is about to say which); pm_watch_set() installs it.
+ */
+enum pm_watch_when { PM_WATCH_PROGRESS, PM_WATCH_IDLE, PM_WATCH_NOW };
+#define PM_WATCH_WAIT_MS	200
+bool pm_peer_failed(const struct percs_msg *m, int rank);
+void pm_watch_set(struct percs_msg *m, int (*watch)(void *arg, int timeout_ms),
+		  void *arg);
+int pm_watch(struct percs_msg *m, enum pm_watch_when when);
 
 /* send.c */
 void pm_fin_arrived(struct percs_msg *m, uint64_t cookie);

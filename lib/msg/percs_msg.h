@@ -268,6 +268,37 @@ struct percs_msg_counters {
 void percs_msg_counters(const struct percs_msg *m,
 			struct percs_msg_counters *c);
 
+/**
+ * percs_msg_fail_peer() - declare a peer failed (dead, or gone for good)
+ * @m: the endpoint
+ * @rank: the peer (not this endpoint's own rank)
+ *
+ * Every pending transfer with @rank, and every posted receive from any
+ * source, completes with status error -ECONNRESET; later sends to @rank
+ * fail with -ECONNRESET, later receives from it (or from any source)
+ * complete at once with that error unless a message it sent before is
+ * already here; packets still owed to it are dropped.  A job's endpoint
+ * is told by percs-run when a rank dies (percs_msg_job_join()).
+ * Return: 0 (also when already failed); -EINVAL for a bad @rank; -ENOMEM.
+ */
+int percs_msg_fail_peer(struct percs_msg *m, unsigned int rank);
+
+/**
+ * percs_msg_peer_failed() - was @rank declared failed?
+ * @m: the endpoint
+ * @rank: the peer
+ * Return: true once percs_msg_fail_peer() was called for @rank.
+ */
+bool percs_msg_peer_failed(const struct percs_msg *m, unsigned int rank);
+
+/**
+ * percs_msg_failures() - how many peers were declared failed
+ * @m: the endpoint
+ * @first: if not NULL, the first failed rank, or -1 when none
+ * Return: the number of failed peers.
+ */
+unsigned int percs_msg_failures(const struct percs_msg *m, int *first);
+
 /*
  * Joining a job started by percs-run(1).  percs_msg_job_join() reads the
  * environment the launcher set (PERCS_RANK, PERCS_SIZE, PERCS_HUB,

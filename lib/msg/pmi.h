@@ -8,8 +8,14 @@
  *                     rank has said hello
  *   rank -> launcher  struct pmi_cmd PMI_LEAVE (finalized) or PMI_ABORT
  *   launcher -> rank  struct pmi_cmd PMI_GO once every rank has left
+ *                     (or died)
+ *   launcher -> rank  struct pmi_cmd PMI_DEAD, code = a rank that died or
+ *                     exited without PMI_LEAVE, at any time after the
+ *                     table
  *
- * A rank that exits or dies without PMI_LEAVE ends the job.
+ * A rank that exits or dies without PMI_LEAVE ends the job: the launcher
+ * tells the others (PMI_DEAD), gives them its grace period to notice and
+ * end, then kills what is left.
  */
 #ifndef PERCS_MSG_PMI_H
 #define PERCS_MSG_PMI_H
@@ -34,7 +40,7 @@ struct pmi_hello {
 	struct percs_addr addr;
 };
 
-enum pmi_op { PMI_LEAVE = 1, PMI_ABORT, PMI_GO };
+enum pmi_op { PMI_LEAVE = 1, PMI_ABORT, PMI_GO, PMI_DEAD };
 
 struct pmi_cmd {
 	uint32_t magic;

@@ -313,7 +313,7 @@ static int read_done(struct percs_msg *m, struct percs_msg_req *r, int res)
 	status_set(r, &r->rts, res ? 0 : n);
 	if (res)
 		r->status.error = res;
-	ret = fin_send(m, r);
+	ret = pm_peer_failed(m, (int)r->rts.src) ? 0 : fin_send(m, r);
 	pm_req_done(r);
 	return ret;
 }
@@ -325,6 +325,19 @@ int pm_cq_drain(struct percs_msg *m)
 
 	for (;;) {
 		n = percs_cq_poll(m->w, cqe, 16);
+		if (n == -EOVERFLOW && m->watch) {
+			/*
+			 * Refused packets to a peer that just died can fill
+			 * the CQ before the launcher's word comes.  Once a
+			 * peer failed the job is ending: carry on (a lost
+			 * read completion is bounded by the grace period).
+			 */
+			ret = pm_watch(m, PM_WATCH_NOW);
+			if (ret)
+				return ret;
+			if (m->nr_failed)
+				continue;
+		}
 		if (n <= 0)
 			return n;
 		m->idle_rounds = 0;
@@ -345,9 +358,17 @@ int pm_cq_drain(struct percs_msg *m)
 				 * library notices the end by itself.
 				 */
 				continue;
-			} else if (cqe[i].res < 0) {
+			} else if (cqe[i].res < 0 && !m->watch) {
 				/* A packet of ours was refused: a peer is gone. */
 				return cqe[i].res;
+			} else if (cqe[i].res < 0) {
+				/*
+				 * In a job the launcher says which peer died
+				 * (and it is ours that fail, not the endpoint).
+				 */
+				ret = pm_watch(m, PM_WATCH_NOW);
+				if (ret)
+					return ret;
 			}
 		}
 	}
@@ -391,6 +412,14 @@ int percs_msg_irecv(struct percs_msg *m, void *buf, size_t cap, int src,
 		else
 			rts_matched(m, r, &im->hdr, &im->rts);
 		free(im);
+		return 0;
+	}
+	if (pm_peer_failed(m, src)) {
+		/* It can never come: fail now, not after a wait. */
+		r->status.source = src;
+		r->status.tag = tag;
+		r->status.error = -ECONNRESET;
+		pm_req_done(r);
 		return 0;
 	}
 	pm_list_add_tail(&m->posted, &r->link);

@@ -48,6 +48,8 @@ static int send_rts(struct percs_msg *m, struct percs_msg_req *r,
 	h->cookie = r->id;
 	ret = pm_post(m, (unsigned int)r->peer, h, &rts, sizeof(rts), NULL, 0,
 		      post);
+	if (!ret && pm_peer_failed(m, r->peer))
+		ret = -ECONNRESET;	/* its window is gone */
 	if (ret) {
 		if (r->mr)
 			percs_mr_dereg(m->w, r->mr);
@@ -77,6 +79,12 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 		return -EMSGSIZE;
 	if (m->error)
 		return m->error;
+	/* A rank that only sends eagerly never waits: it hears here. */
+	ret = pm_watch(m, PM_WATCH_PROGRESS);
+	if (ret)
+		return ret;
+	if (pm_peer_failed(m, (int)dst))
+		return -ECONNRESET;
 	p = pm_peer(m, dst);
 	r = p ? req_new(m, PM_REQ_SEND) : NULL;
 	if (!r)
@@ -97,6 +105,8 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 			p->send_seq++;
 			p->credit -= PM_UNEXP_COST(len);
 			m->cnt.eager_sent++;
+			if (pm_peer_failed(m, (int)dst))
+				r->status.error = -ECONNRESET;
 			pm_req_done(r);
 		}
 	} else {

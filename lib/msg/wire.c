@@ -98,16 +98,26 @@ static int backlog_add(struct percs_msg *m, unsigned int dst,
 	return 0;
 }
 
+/*
+ * In a job a window goes away only with its rank (or after every rank
+ * left): a send the kernel refuses because the target window is gone
+ * (-ECONNREFUSED) declares the target failed; the packet is dropped.
+ */
 int pm_post(struct percs_msg *m, unsigned int dst, const struct pm_hdr *h,
 	    const void *ext, size_t ext_len, const void *data, size_t len,
 	    unsigned int flags)
 {
 	int ret;
 
+	/* A FIN or CREDIT for a dead peer: nobody reads it. */
+	if (pm_peer_failed(m, (int)dst))
+		return 0;
 	/* Behind a backlog, wait in line (keeps the FIFO fair per target). */
 	if (pm_list_empty(&m->backlog)) {
 		ret = wire_send(m, dst, h, ext, ext_len, data, len,
 				flags & PM_POST_MORE);
+		if (ret == -ECONNREFUSED && m->watch)
+			return percs_msg_fail_peer(m, dst);
 		if (ret != -EAGAIN)
 			return ret;
 	}
@@ -126,6 +136,13 @@ int pm_backlog_flush(struct percs_msg *m)
 
 		if (ret == -EAGAIN)
 			return 0;
+		if (ret == -ECONNREFUSED && m->watch) {
+			/* Drops b and the rest of the peer's backlog. */
+			ret = percs_msg_fail_peer(m, b->dst);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (ret)
 			return ret;
 		pm_list_del(&b->link);

@@ -8,8 +8,9 @@
  * it collects every rank's window address and hands each rank the table,
  * then holds the ranks that finalized until all have.  It forwards
  * signals, optionally prefixes the ranks' output lines with their rank,
- * and when a rank fails it kills the others and says which rank failed
- * and how.  See percs-run(1).
+ * and when a rank fails it says which rank failed and how, tells the
+ * others (so their calls return an error instead of waiting for it) and
+ * kills those still running after the grace period.  See percs-run(1).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "percs.h"
@@ -33,6 +35,9 @@
 
 #define RUN_MAX_RANKS	4096
 #define RUN_LINE_MAX	4096
+/* Default --grace: seconds the ranks get to end after a rank died. */
+#define RUN_GRACE_DEF	10
+#define RUN_GRACE_MAX	3600
 
 /* The two output streams of a rank when --tag-output is on. */
 struct run_out {
@@ -65,7 +70,11 @@ struct run {
 	struct run_place *place;
 	int job_fd;		/* the job every rank's window joins */
 	unsigned int hellos, lefts, alive;
+	unsigned int gone;	/* ranks that ended without leaving */
+	bool go_sent;
 	int failed;		/* first failing rank, -1 none */
+	unsigned int grace;	/* --grace, seconds */
+	uint64_t deadline;	/* after a death: when to kill the rest, or 0 */
 	int unjoined;		/* a rank that exited 0 without a hello, or -1 */
 	int exit_code;
 	bool killing;
@@ -76,7 +85,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: percs-run -n N [--placement spread|packed|map FILE] [--tag-output]\n"
-"                 [--bind core|none] [--] PROGRAM [ARG...]\n"
+"                 [--bind core|none] [--grace SECONDS] [--] PROGRAM [ARG...]\n"
 "Start N ranks of PROGRAM as one job on the emulated PERCS HFIs.\n"
 "\n"
 "  -n, --np N             ranks, 1..%d\n"
@@ -85,12 +94,15 @@ static void usage(FILE *f)
 "  --placement map FILE   rank i on the i-th \"HUB UNIT\" line of FILE\n"
 "  --tag-output           prefix each output line with \"[RANK] \"\n"
 "  --bind core|none       rank i on the i-th allowed CPU, or anywhere (default)\n"
+"  --grace SECONDS        after a rank died, how long the others get to see\n"
+"                         the error and end before they are killed (default %d)\n"
 "  -h, --help             this text\n"
 "\n"
-"Exit status: 0 when every rank exited 0 after finalizing; a rank's exit\n"
-"status, 128 + its signal, or its abort code when it failed (the others\n"
-"are killed); 2 for bad arguments; 1 when the job could not start.\n"
-"See percs-run(1) for the environment each rank gets.\n", RUN_MAX_RANKS);
+"Exit status: 0 when every rank exited 0 after finalizing; the first\n"
+"failing rank's exit status, 128 + its signal, or its abort code; 2 for\n"
+"bad arguments; 1 when the job could not start.\n"
+"See percs-run(1) for the environment each rank gets.\n", RUN_MAX_RANKS,
+	RUN_GRACE_DEF);
 }
 
 static int bad_arg(const char *fmt, const char *what)
@@ -109,6 +121,7 @@ static int parse_args(struct run *r, int argc, char **argv,
 		{ "placement", required_argument, NULL, 'p' },
 		{ "tag-output", no_argument, NULL, 't' },
 		{ "bind", required_argument, NULL, 'b' },
+		{ "grace", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -159,6 +172,15 @@ static int parse_args(struct run *r, int argc, char **argv,
 			else
 				return bad_arg("unknown binding '%s' (core or none)",
 					       optarg);
+			break;
+		case 'g':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 0 ||
+			    v > RUN_GRACE_MAX)
+				return bad_arg("--grace wants seconds from 0 to 3600, not '%s'",
+					       optarg);
+			r->grace = (unsigned int)v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -314,6 +336,14 @@ static void kill_all(struct run *r, int sig)
 			kill(r->ranks[i].pid, sig);
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 /* The first failure decides the exit code; the others are killed. */
 static void fail(struct run *r, unsigned int i, int code, const char *why)
 {
@@ -328,6 +358,59 @@ static void fail(struct run *r, unsigned int i, int code, const char *why)
 		r->killing = true;
 		kill_all(r, SIGKILL);
 	}
+}
+
+static void send_all(struct run *r, const void *buf, size_t len);
+
+/* Every rank has left or ended: those waiting may go. */
+static void maybe_go(struct run *r)
+{
+	struct pmi_cmd go = { .magic = PMI_MAGIC, .op = PMI_GO };
+
+	if (r->go_sent || !r->lefts || r->lefts + r->gone < r->n)
+		return;
+	r->go_sent = true;
+	send_all(r, &go, sizeof(go));
+}
+
+/*
+ * Rank @i died or exited without leaving, after every rank had the
+ * table.  The others may be waiting for it: tell them, so that their
+ * calls return an error (lib/msg/failure.c), and give them the grace
+ * period to end on their own before they are killed.  The first failure
+ * still decides the exit code.
+ */
+static void rank_died(struct run *r, unsigned int i, int code,
+		      const char *why)
+{
+	struct pmi_cmd dead = { .magic = PMI_MAGIC, .op = PMI_DEAD,
+				.code = (int32_t)i };
+
+	if (r->killing || r->hellos < r->n || r->n == 1) {
+		fail(r, i, code, why);
+		return;
+	}
+	if (r->failed < 0) {
+		r->failed = (int)i;
+		r->exit_code = code;
+		fprintf(stderr, "percs-run: rank %u (pid %d) %s; telling the other ranks, killing them in %u s\n",
+			i, (int)r->ranks[i].pid, why, r->grace);
+	}
+	if (!r->deadline)
+		r->deadline = now_ms() + 1000ULL * r->grace;
+	send_all(r, &dead, sizeof(dead));
+}
+
+/* The grace period is over: kill what still runs. */
+static void grace_over(struct run *r)
+{
+	r->deadline = 0;
+	if (r->killing || !r->alive)
+		return;
+	fprintf(stderr, "percs-run: %u rank(s) still running %u s after rank %d failed; killing them\n",
+		r->alive, r->grace, r->failed);
+	r->killing = true;
+	kill_all(r, SIGKILL);
 }
 
 static void close_sock(struct run_rank *k)
@@ -351,7 +434,8 @@ static void send_all(struct run *r, const void *buf, size_t len)
 		/* Blocking for the table: ranks read it at once. */
 		fcntl(k->sock, F_SETFL, 0);
 		while (left) {
-			ssize_t n = write(k->sock, p, left);
+			/* A rank that just died is not worth a SIGPIPE. */
+			ssize_t n = send(k->sock, p, left, MSG_NOSIGNAL);
 
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -413,12 +497,8 @@ static void pmi_message(struct run *r, unsigned int i)
 			fail(r, i, c.code & 0xff, why);
 		} else if (c.op == PMI_LEAVE && !k->left) {
 			k->left = true;
-			if (++r->lefts == r->n) {
-				struct pmi_cmd go = { .magic = PMI_MAGIC,
-						      .op = PMI_GO };
-
-				send_all(r, &go, sizeof(go));
-			}
+			r->lefts++;
+			maybe_go(r);
 		}
 	}
 }
@@ -499,18 +579,24 @@ static void reap(struct run *r)
 			continue;
 		k = &r->ranks[i];
 		r->alive--;
+		close_sock(k);	/* nothing more is sent to it */
+		if (k->hello && !k->left) {
+			r->gone++;
+			maybe_go(r);
+		}
 		if (r->killing) {
 			/* One of the ranks we killed. */
 		} else if (WIFSIGNALED(st)) {
 			snprintf(why, sizeof(why), "was killed by signal %d (%s)",
 				 WTERMSIG(st), strsignal(WTERMSIG(st)));
-			fail(r, (unsigned int)i, 128 + WTERMSIG(st), why);
+			rank_died(r, (unsigned int)i, 128 + WTERMSIG(st), why);
 		} else if (WEXITSTATUS(st)) {
 			snprintf(why, sizeof(why), "exited with status %d",
 				 WEXITSTATUS(st));
-			fail(r, (unsigned int)i, WEXITSTATUS(st), why);
+			rank_died(r, (unsigned int)i, WEXITSTATUS(st), why);
 		} else if (k->hello && !k->left) {
-			fail(r, (unsigned int)i, 1, "exited without finalizing");
+			rank_died(r, (unsigned int)i, 1,
+				  "exited without finalizing");
 		} else if (!k->hello && r->hellos) {
 			fail(r, (unsigned int)i, 1, "exited before joining the job");
 		} else if (!k->hello && r->unjoined < 0) {
@@ -544,6 +630,7 @@ static int loop(struct run *r)
 		return -ENOMEM;
 	for (;;) {
 		bool outputs = false;
+		int timeout = -1;
 
 		nfds = 0;
 		pf[nfds++] = (struct pollfd){ .fd = r->sigfd, .events = POLLIN };
@@ -569,7 +656,15 @@ static int loop(struct run *r)
 		}
 		if (!r->alive && !outputs)
 			break;
-		if (poll(pf, nfds, -1) < 0 && errno != EINTR)
+		if (r->deadline) {
+			uint64_t t = now_ms();
+
+			if (t >= r->deadline)
+				grace_over(r);
+			else
+				timeout = (int)(r->deadline - t);
+		}
+		if (poll(pf, nfds, timeout) < 0 && errno != EINTR)
 			return -errno;
 		if (pf[0].revents)
 			on_signal(r);
@@ -594,7 +689,8 @@ int main(int argc, char **argv)
 {
 	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
 					 SIGUSR1, SIGUSR2 };
-	struct run r = { .failed = -1, .unjoined = -1, .sigfd = -1 };
+	struct run r = { .failed = -1, .unjoined = -1, .sigfd = -1,
+			 .grace = RUN_GRACE_DEF };
 	enum run_policy policy;
 	const char *map;
 	sigset_t mask, old;
