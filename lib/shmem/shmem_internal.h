@@ -107,6 +107,16 @@ void shmem_get_bytes(const char *call, void *dest, const void *src,
 		     size_t len, int pe, bool nbi);
 void shmem_do_quiet(const char *call);
 
+/*
+ * The byte offset of element @i of a strided array (@stride elements of
+ * @size bytes apart; may be negative), as iput/iget and alltoalls walk it.
+ */
+static inline ptrdiff_t shmem_elem_off(size_t i, ptrdiff_t stride,
+				       size_t size)
+{
+	return (ptrdiff_t)i * stride * (ptrdiff_t)size;
+}
+
 /* amo.c */
 void shmem_amo_before(const char *call);
 /* A signal update (signal.c): SET (a swap) or ADD of @value on @pe. */

@@ -12,17 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct shmem_pes {
-	int start;
-	int stride;
-	int size;
-};
+#include "pes.h"
 
-/* World PE of member @i of @set. */
-static inline int shmem_pes_pe(const struct shmem_pes *set, int i)
-{
-	return set ? set->start + i * set->stride : i;
-}
 
 /* Member i's @len bytes land at @recv + i x @len (this member's copied). */
 int shmem_xchg_allgather(const struct shmem_pes *set, int n, int me,
