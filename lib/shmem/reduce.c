@@ -7,8 +7,9 @@
  * 16-bit ones widened to 32 bits and narrowed back: the low bits of a
  * wide sum are the narrow sum), SUM/MIN/MAX/PROD of float and double.
  * Otherwise (integer PROD, long double, complex, teams without a tree,
- * active sets) in software: every member gathers every member's vector
- * and combines them in member order, so all get bit-identical results.
+ * active sets) in software: member 0 gathers every member's vector,
+ * combines them in member order and sends the result to all, so all get
+ * bit-identical results.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -71,23 +72,33 @@ static int reduce_cau(struct shmem_group *g, void *dest, const void *src,
 	return ret;
 }
 
+/*
+ * Member 0 gathers every vector, combines them in member order and sends
+ * the result to all: 2 (k - 1) messages where an allgather took k (k - 1),
+ * and every member still gets the bit-identical result.
+ */
 static int reduce_sw(struct shmem_group *g, void *dest, const void *src,
 		     size_t n, const struct red_op *o)
 {
 	size_t len = n * o->size;
-	int k = g->set.size, ret;
-	char *all = malloc(len * (size_t)k + 1);
+	int k = g->set.size, ret, tag = shmem_group_tag(g);
+	char *all = NULL;
 
-	if (!all)
-		return -ENOMEM;
-	ret = shmem_xchg_allgather(&g->set, k, g->me, src, len, all, g->ctx,
-				   shmem_group_tag(g));
-	if (!ret) {
+	if (g->me == 0) {
+		all = malloc(len * (size_t)k + 1);
+		if (!all)
+			return -ENOMEM;
+	}
+	ret = shmem_xchg_gather(&g->set, k, g->me, 0, src, len, all, g->ctx, tag);
+	if (!ret && g->me == 0) {
 		for (int i = 1; i < k; i++)
 			o->comb(all, all + (size_t)i * len, n);
 		memcpy(dest, all, len);
 	}
 	free(all);
+	if (!ret)
+		ret = shmem_xchg_bcast(&g->set, k, g->me, 0, dest, len, g->ctx,
+				       shmem_group_tag(g));
 	return ret;
 }
 

@@ -27,6 +27,10 @@ int shmem_xchg_allgatherv(const struct shmem_pes *set, int n, int me,
 int shmem_xchg_alltoall(const struct shmem_pes *set, int n, int me,
 			const void *send, size_t len, void *recv,
 			uint32_t ctx, int tag);
+/* Member i's @len bytes land at @root's @recv + i x @len (@recv: root's). */
+int shmem_xchg_gather(const struct shmem_pes *set, int n, int me, int root,
+		      const void *send, size_t len, void *recv, uint32_t ctx,
+		      int tag);
 /* @root's @len bytes at @buf to every member's @buf. */
 int shmem_xchg_bcast(const struct shmem_pes *set, int n, int me, int root,
 		     void *buf, size_t len, uint32_t ctx, int tag);
