@@ -111,40 +111,25 @@ void shmem_heap_fini(void)
 	shmem_alloc_fini(&heap_alloc);
 }
 
-static bool in(const char *base, size_t blen, const void *addr, size_t len)
-{
-	uintptr_t a = (uintptr_t)addr, b = (uintptr_t)base;
-
-	return base && a >= b && len <= blen && a - b <= blen - len;
-}
-
 bool shmem_is_symmetric(const void *addr, size_t len)
 {
-	return in(shmem_g.heap, shmem_g.heap_size, addr, len) ||
-	       in(shmem_g.data, shmem_g.data_len, addr, len);
+	return shmem_in(shmem_g.heap, shmem_g.heap_size, addr, len) ||
+	       shmem_in(shmem_g.data, shmem_g.data_len, addr, len);
 }
 
 uint32_t shmem_local_handle(const void *addr, size_t len)
 {
-	if (in(shmem_g.heap, shmem_g.heap_size, addr, len))
+	if (shmem_in(shmem_g.heap, shmem_g.heap_size, addr, len))
 		return shmem_g.heap_handle;
-	if (in(shmem_g.data, shmem_g.data_len, addr, len))
+	if (shmem_in(shmem_g.data, shmem_g.data_len, addr, len))
 		return shmem_g.data_handle;
 	return 0;
 }
 
-const struct percs_rmr *shmem_remote(const char *call, const void *addr,
-				     size_t len, int pe, uint64_t *off)
+void shmem_remote_fail(const char *call, const void *addr, size_t len,
+		       int pe)
 {
 	shmem_check_pe(call, pe);
-	if (in(shmem_g.heap, shmem_g.heap_size, addr, len)) {
-		*off = (uint64_t)((const char *)addr - shmem_g.heap);
-		return &shmem_g.peers[pe].heap;
-	}
-	if (in(shmem_g.data, shmem_g.data_len, addr, len)) {
-		*off = (uint64_t)((const char *)addr - shmem_g.data);
-		return &shmem_g.peers[pe].data;
-	}
 	shmem_die(call, "address %p (%zu bytes) is not symmetric: neither in the symmetric heap nor in global/static data",
 		  addr, len);
 }
@@ -164,7 +149,7 @@ static size_t heap_find(const char *call, void *ptr)
 {
 	size_t off = (size_t)((char *)ptr - shmem_g.heap);
 
-	if (!in(shmem_g.heap, shmem_g.heap_size, ptr, 1) ||
+	if (!shmem_in(shmem_g.heap, shmem_g.heap_size, ptr, 1) ||
 	    !shmem_alloc_len(&heap_alloc, off))
 		shmem_die(call, "%p was not returned by shmem_malloc() or is freed",
 			  ptr);
