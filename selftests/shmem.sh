@@ -30,7 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Small heaps: up to 16 PEs pin theirs at once in a 2 GiB VM.
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-4M}
 
-plan=30
+plan=31
 # shellcheck source=selftests/job-tap.sh
 . "$here/job-tap.sh"
 
@@ -90,6 +90,9 @@ for np in 1 2 7; do
 	job "put-with-signal, alltoalls, vector waits, split_2d, contexts, $np PEs" 0 \
 		"signal: $np PEs" '' 180 -n $np "$bin/signal" 4
 done
+job "SHMEM_THREAD_SERIALIZED: 4 threads a PE interleave puts, atomics, quiet, 3 PEs" 0 \
+	'threads: 3 PEs x 4 threads x 64 rounds, SHMEM_THREAD_SERIALIZED' '' 120 \
+	-n 3 "$bin/threads" 64
 job "an unknown signal operation aborts naming the call" 1 '' \
 	'PE 0: shmem_putmem_signal: no signal operation 7' 60 -n 2 "$bin/bad" sigop
 job "a signal word outside symmetric memory aborts" 1 '' \

@@ -43,6 +43,7 @@ struct shmem_peer {
 struct shmem_state {
 	bool initialized;
 	bool finalized;
+	int thread_level;	/* provided: SHMEM_THREAD_SINGLE .. SERIALIZED */
 	int me;
 	int npes;
 	struct percs_msg_job *job;
