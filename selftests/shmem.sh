@@ -12,7 +12,9 @@
 # debugfs live counters are all zero again).  PE counts are a sample of
 # 1 .. 16 (about 3 minutes in all on a loaded 2-vCPU TCG VM): up to 8
 # PEs spread one per hub (teams get CAU trees), more share hubs
-# (software collectives), and PERCS_SHMEM_NO_CAU forces software.
+# (software collectives), and PERCS_SHMEM_NO_CAU forces software.  The
+# reductions alone cover every N of 1 .. 16: one 16-PE job runs them on
+# a team of each size (sizes up to 8 on CAU trees, the rest in software).
 #
 # Environment: PERCS_BUILD (default build/ of this tree).
 
@@ -28,7 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Small heaps: up to 16 PEs pin theirs at once in a 2 GiB VM.
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-4M}
 
-plan=29
+plan=31
 # shellcheck source=selftests/job-tap.sh
 . "$here/job-tap.sh"
 
@@ -62,6 +64,17 @@ for np in 1 8; do
 	job "reductions of every type and op (CAU), collectives, teams, $np PEs" 0 \
 		"coll: $np PEs" '' 240 -n $np "$bin/coll"
 done
+# Every size 1 .. 16 in one 16-PE job: each size checks 1 in 16 of the
+# types and ops, all of them over the sweep (~40 s); with
+# PERCS_SHMEM_SIZES_FULL=1 every size checks every type and op (375 s).
+if [ "${PERCS_SHMEM_SIZES_FULL:-0}" = 1 ]; then
+	stride=1 limit=900
+else
+	stride=16 limit=240
+fi
+job "reductions on teams of every size 1 .. 16 (1 in $stride types and ops a size), 16 PEs" 0 \
+	"coll sizes: teams of 1 \\.\\. 16 PEs, 1 in $stride types and ops a size" '' $limit \
+	-n 16 "$bin/coll" sizes $stride
 PERCS_SHMEM_NO_CAU=1 \
 job "reductions in software (PERCS_SHMEM_NO_CAU), 5 PEs" 0 'coll: 5 PEs' '' 240 \
 	-n 5 "$bin/coll"
@@ -77,6 +90,9 @@ for np in 1 2 7; do
 	job "put-with-signal, alltoalls, vector waits, split_2d, contexts, $np PEs" 0 \
 		"signal: $np PEs" '' 180 -n $np "$bin/signal" 4
 done
+job "SHMEM_THREAD_SERIALIZED: 4 threads a PE interleave puts, atomics, quiet, 3 PEs" 0 \
+	'threads: 3 PEs x 4 threads x 64 rounds, SHMEM_THREAD_SERIALIZED' '' 120 \
+	-n 3 "$bin/threads" 64
 job "an unknown signal operation aborts naming the call" 1 '' \
 	'PE 0: shmem_putmem_signal: no signal operation 7' 60 -n 2 "$bin/bad" sigop
 job "a signal word outside symmetric memory aborts" 1 '' \

@@ -8,9 +8,10 @@
  * (or its alias percs-oshrun).  Documentation/shmem.rst says how each
  * call maps onto the HFI (RDMA, the atomic unit, the CAU).
  *
- * Single-threaded (SHMEM_THREAD_SINGLE).  shmem_ptr() gives a
- * load/store pointer for the calling PE only: other PEs are separate
- * processes reached through the network.
+ * Threads: up to SHMEM_THREAD_SERIALIZED (one call at a time, from any
+ * thread; Documentation/shmem.rst says why not MULTIPLE).  shmem_ptr()
+ * gives a load/store pointer for the calling PE only: other PEs are
+ * separate processes reached through the network.
  */
 #ifndef PERCS_SHMEM_H
 #define PERCS_SHMEM_H
@@ -100,9 +101,16 @@ typedef struct shmem_team_config {
  * be registered (RLIMIT_MEMLOCK).
  */
 void shmem_init(void);
-/** shmem_init_thread() - shmem_init(); *@provided is SHMEM_THREAD_SINGLE */
+/**
+ * shmem_init_thread() - shmem_init() at a thread level
+ * @requested: SHMEM_THREAD_SINGLE .. SHMEM_THREAD_MULTIPLE (others abort)
+ * @provided: where the level given goes: @requested, but at most
+ *	SHMEM_THREAD_SERIALIZED
+ *
+ * Return: 0.
+ */
 int shmem_init_thread(int requested, int *provided);
-/** shmem_query_thread() - the thread level provided */
+/** shmem_query_thread() - the thread level provided (SINGLE after shmem_init) */
 void shmem_query_thread(int *provided);
 /**
  * shmem_finalize() - complete all RMA and atomics, release everything

@@ -100,10 +100,10 @@ static void alltoalls(const char *call, struct shmem_group *g, void *dest,
 	if (!s || !r)
 		shmem_die(call, "out of memory");
 	for (size_t e = 0; e < n; e++)
-		memcpy(s + e * es, (const char *)source + e * (size_t)sst * es, es);
+		memcpy(s + e * es, (const char *)source + shmem_elem_off(e, sst, es), es);
 	alltoall(call, g, r, s, nelems * es);
 	for (size_t e = 0; e < n; e++)
-		memcpy((char *)dest + e * (size_t)dst * es, r + e * es, es);
+		memcpy((char *)dest + shmem_elem_off(e, dst, es), r + e * es, es);
 	free(s);
 	free(r);
 }

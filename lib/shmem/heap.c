@@ -16,21 +16,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "shmem_internal.h"
 
 /* The executable's writable data, from the linker and crt1. */
 extern char __data_start[];
 extern char _end[];
 
-/* One block of the heap, free or not, in address order. */
-struct blk {
-	size_t off;
-	size_t len;
-	bool used;
-	struct blk *next;
-};
-
-static struct blk *blocks;
+static struct shmem_alloc heap_alloc;
 
 static int heap_size(size_t *out)
 {
@@ -102,11 +95,7 @@ int shmem_heap_init(void)
 	if (ret)
 		shmem_die("shmem_init", "cannot register the bounce buffer: %s",
 			  strerror(-ret));
-	blocks = calloc(1, sizeof(*blocks));
-	if (!blocks)
-		return -ENOMEM;
-	blocks->len = size;
-	return 0;
+	return shmem_alloc_init(&heap_alloc, size);
 }
 
 void shmem_heap_fini(void)
@@ -119,122 +108,52 @@ void shmem_heap_fini(void)
 	munmap(shmem_g.bounce, SHMEM_BOUNCE_SIZE);
 	shmem_g.heap = NULL;
 	shmem_g.bounce = NULL;
-	while (blocks) {
-		struct blk *n = blocks->next;
-
-		free(blocks);
-		blocks = n;
-	}
-}
-
-static bool in(const char *base, size_t blen, const void *addr, size_t len)
-{
-	uintptr_t a = (uintptr_t)addr, b = (uintptr_t)base;
-
-	return base && a >= b && len <= blen && a - b <= blen - len;
+	shmem_alloc_fini(&heap_alloc);
 }
 
 bool shmem_is_symmetric(const void *addr, size_t len)
 {
-	return in(shmem_g.heap, shmem_g.heap_size, addr, len) ||
-	       in(shmem_g.data, shmem_g.data_len, addr, len);
+	return shmem_in(shmem_g.heap, shmem_g.heap_size, addr, len) ||
+	       shmem_in(shmem_g.data, shmem_g.data_len, addr, len);
 }
 
 uint32_t shmem_local_handle(const void *addr, size_t len)
 {
-	if (in(shmem_g.heap, shmem_g.heap_size, addr, len))
+	if (shmem_in(shmem_g.heap, shmem_g.heap_size, addr, len))
 		return shmem_g.heap_handle;
-	if (in(shmem_g.data, shmem_g.data_len, addr, len))
+	if (shmem_in(shmem_g.data, shmem_g.data_len, addr, len))
 		return shmem_g.data_handle;
 	return 0;
 }
 
-const struct percs_rmr *shmem_remote(const char *call, const void *addr,
-				     size_t len, int pe, uint64_t *off)
+void shmem_remote_fail(const char *call, const void *addr, size_t len,
+		       int pe)
 {
 	shmem_check_pe(call, pe);
-	if (in(shmem_g.heap, shmem_g.heap_size, addr, len)) {
-		*off = (uint64_t)((const char *)addr - shmem_g.heap);
-		return &shmem_g.peers[pe].heap;
-	}
-	if (in(shmem_g.data, shmem_g.data_len, addr, len)) {
-		*off = (uint64_t)((const char *)addr - shmem_g.data);
-		return &shmem_g.peers[pe].data;
-	}
 	shmem_die(call, "address %p (%zu bytes) is not symmetric: neither in the symmetric heap nor in global/static data",
 		  addr, len);
 }
 
 /* ---- the allocator -------------------------------------------------------- */
 
-/* First fit: the same calls give the same offsets on every PE. */
-static void *heap_alloc(size_t align, size_t size)
+/* @size bytes aligned to @align, NULL when they do not fit. */
+static void *heap_get(size_t align, size_t size)
 {
-	if (!size)
-		return NULL;
-	size = (size + 15) & ~(size_t)15;
-	for (struct blk *b = blocks; b; b = b->next) {
-		size_t start, pad;
+	size_t off = shmem_alloc_get(&heap_alloc, align, size);
 
-		if (b->used)
-			continue;
-		start = (b->off + align - 1) & ~(align - 1);
-		pad = start - b->off;
-		if (pad > b->len || b->len - pad < size)
-			continue;
-		if (pad) {	/* leave the padding as a free block */
-			struct blk *n = calloc(1, sizeof(*n));
-
-			if (!n)
-				return NULL;
-			n->off = start;
-			n->len = b->len - pad;
-			n->next = b->next;
-			b->len = pad;
-			b->next = n;
-			b = n;
-		}
-		if (b->len > size) {
-			struct blk *n = calloc(1, sizeof(*n));
-
-			if (!n)
-				return NULL;
-			n->off = b->off + size;
-			n->len = b->len - size;
-			n->next = b->next;
-			b->len = size;
-			b->next = n;
-		}
-		b->used = true;
-		return shmem_g.heap + b->off;
-	}
-	return NULL;
+	return off == SHMEM_ALLOC_NONE ? NULL : shmem_g.heap + off;
 }
 
-static struct blk *heap_find(const char *call, void *ptr)
+/* The offset of @ptr, which shmem_malloc() must have returned. */
+static size_t heap_find(const char *call, void *ptr)
 {
-	for (struct blk *b = blocks; b; b = b->next)
-		if (b->used && shmem_g.heap + b->off == ptr)
-			return b;
-	shmem_die(call, "%p was not returned by shmem_malloc() or is freed",
-		  ptr);
-}
+	size_t off = (size_t)((char *)ptr - shmem_g.heap);
 
-static void heap_release(struct blk *b)
-{
-	b->used = false;
-	/* Merge with free neighbours: walk from the head. */
-	for (struct blk *p = blocks; p && p->next;) {
-		struct blk *n = p->next;
-
-		if (!p->used && !n->used) {
-			p->len += n->len;
-			p->next = n->next;
-			free(n);
-		} else {
-			p = n;
-		}
-	}
+	if (!shmem_in(shmem_g.heap, shmem_g.heap_size, ptr, 1) ||
+	    !shmem_alloc_len(&heap_alloc, off))
+		shmem_die(call, "%p was not returned by shmem_malloc() or is freed",
+			  ptr);
+	return off;
 }
 
 void *shmem_malloc(size_t size)
@@ -242,7 +161,7 @@ void *shmem_malloc(size_t size)
 	void *p;
 
 	shmem_need_init("shmem_malloc");
-	p = heap_alloc(16, size);
+	p = heap_get(16, size);
 	shmem_barrier_all();
 	return p;
 }
@@ -253,7 +172,7 @@ void *shmem_calloc(size_t count, size_t size)
 
 	shmem_need_init("shmem_calloc");
 	if (!size || count <= SIZE_MAX / size)
-		p = heap_alloc(16, count * size);
+		p = heap_get(16, count * size);
 	if (p)
 		memset(p, 0, count * size);
 	shmem_barrier_all();
@@ -267,30 +186,31 @@ void *shmem_align(size_t alignment, size_t size)
 	shmem_need_init("shmem_align");
 	if (alignment && !(alignment & (alignment - 1)) &&
 	    alignment <= shmem_g.heap_size)
-		p = heap_alloc(alignment < 16 ? 16 : alignment, size);
+		p = heap_get(alignment < 16 ? 16 : alignment, size);
 	shmem_barrier_all();
 	return p;
 }
 
 void *shmem_realloc(void *ptr, size_t size)
 {
-	struct blk *b;
+	size_t off, len;
 	void *p;
 
 	shmem_need_init("shmem_realloc");
 	if (!ptr)
 		return shmem_malloc(size);
-	b = heap_find("shmem_realloc", ptr);
+	off = heap_find("shmem_realloc", ptr);
+	len = shmem_alloc_len(&heap_alloc, off);
 	if (!size) {
 		shmem_free(ptr);
 		return NULL;
 	}
 	/* Others may still be writing into it until everyone is here. */
 	shmem_barrier_all();
-	p = heap_alloc(16, size);
+	p = heap_get(16, size);
 	if (p) {
-		memcpy(p, ptr, b->len < size ? b->len : size);
-		heap_release(b);
+		memcpy(p, ptr, len < size ? len : size);
+		shmem_alloc_put(&heap_alloc, off);
 	}
 	shmem_barrier_all();
 	return p;
@@ -301,7 +221,7 @@ void shmem_free(void *ptr)
 	shmem_need_init("shmem_free");
 	shmem_barrier_all();
 	if (ptr)
-		heap_release(heap_find("shmem_free", ptr));
+		shmem_alloc_put(&heap_alloc, heap_find("shmem_free", ptr));
 }
 
 void *shmalloc(size_t size)

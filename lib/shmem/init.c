@@ -122,6 +122,7 @@ void shmem_init(void)
 	if (ret)
 		shmem_die("shmem_init", "%s", strerror(-ret));
 	init_exchange();
+	shmem_g.thread_level = SHMEM_THREAD_SINGLE;
 	shmem_g.initialized = true;
 	ret = shmem_team_init();
 	if (ret)
@@ -130,13 +131,24 @@ void shmem_init(void)
 	shmem_barrier_all();
 }
 
+/*
+ * Up to SERIALIZED: the library keeps no per-thread state, so calls made
+ * one at a time from any thread (ordered by the program's own locking)
+ * are all it needs.  Not MULTIPLE: libpercs drives a window from one
+ * thread at a time, and the blocking CAU collectives hold the RMA window
+ * for their whole wait, so a lock around it would stall another thread's
+ * put that a peer waits for before it enters the collective - a deadlock
+ * (shmem.rst, "Threads").
+ */
 int shmem_init_thread(int requested, int *provided)
 {
 	if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
 		shmem_die("shmem_init_thread", "no thread level %d", requested);
 	shmem_init();
+	shmem_g.thread_level = requested < SHMEM_THREAD_SERIALIZED ?
+			       requested : SHMEM_THREAD_SERIALIZED;
 	if (provided)
-		*provided = SHMEM_THREAD_SINGLE;
+		*provided = shmem_g.thread_level;
 	return 0;
 }
 
@@ -144,7 +156,7 @@ void shmem_query_thread(int *provided)
 {
 	shmem_need_init("shmem_query_thread");
 	if (provided)
-		*provided = SHMEM_THREAD_SINGLE;
+		*provided = shmem_g.thread_level;
 }
 
 void shmem_finalize(void)

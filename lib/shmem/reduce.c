@@ -7,23 +7,23 @@
  * 16-bit ones widened to 32 bits and narrowed back: the low bits of a
  * wide sum are the narrow sum), SUM/MIN/MAX/PROD of float and double.
  * Otherwise (integer PROD, long double, complex, teams without a tree,
- * active sets) in software: every member gathers every member's vector
- * and combines them in member order, so all get bit-identical results.
+ * active sets) in software: member 0 gathers every member's vector,
+ * combines them in member order and sends the result to all, so all get
+ * bit-identical results.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "red_arith.h"
 #include "team.h"
-
-typedef void (*comb_fn)(void *acc, const void *in, size_t n);
 
 struct red_op {
 	size_t size;
 	bool is_float;
 	bool is_signed;
 	int cau_op;	/* PERCS_CAU_OP_*, -1 if the CAU lacks it */
-	comb_fn comb;
+	shmem_comb_fn comb;
 };
 
 static bool neg(long double v)
@@ -63,46 +63,42 @@ static int reduce_cau(struct shmem_group *g, void *dest, const void *src,
 	w = malloc(n * 4 + 4);
 	if (!w)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const unsigned char *p = (const unsigned char *)src + i * o->size;
-
-		if (o->size == 1)
-			w[i] = o->is_signed ? *(const int8_t *)p : *p;
-		else
-			w[i] = o->is_signed ? *(const int16_t *)(const void *)p :
-					      *(const uint16_t *)(const void *)p;
-	}
+	shmem_red_widen(w, src, n, o->size, o->is_signed);
 	ret = percs_cau_allreduce(g->cau, w, w, n, (unsigned int)type,
 				  (unsigned int)o->cau_op);
-	for (size_t i = 0; !ret && i < n; i++) {
-		unsigned char *p = (unsigned char *)dest + i * o->size;
-
-		if (o->size == 1)
-			*p = (unsigned char)w[i];
-		else
-			*(uint16_t *)(void *)p = (uint16_t)w[i];
-	}
+	if (!ret)
+		shmem_red_narrow(dest, w, n, o->size);
 	free(w);
 	return ret;
 }
 
+/*
+ * Member 0 gathers every vector, combines them in member order and sends
+ * the result to all: 2 (k - 1) messages where an allgather took k (k - 1),
+ * and every member still gets the bit-identical result.
+ */
 static int reduce_sw(struct shmem_group *g, void *dest, const void *src,
 		     size_t n, const struct red_op *o)
 {
 	size_t len = n * o->size;
-	int k = g->set.size, ret;
-	char *all = malloc(len * (size_t)k + 1);
+	int k = g->set.size, ret, tag = shmem_group_tag(g);
+	char *all = NULL;
 
-	if (!all)
-		return -ENOMEM;
-	ret = shmem_xchg_allgather(&g->set, k, g->me, src, len, all, g->ctx,
-				   shmem_group_tag(g));
-	if (!ret) {
+	if (g->me == 0) {
+		all = malloc(len * (size_t)k + 1);
+		if (!all)
+			return -ENOMEM;
+	}
+	ret = shmem_xchg_gather(&g->set, k, g->me, 0, src, len, all, g->ctx, tag);
+	if (!ret && g->me == 0) {
 		for (int i = 1; i < k; i++)
 			o->comb(all, all + (size_t)i * len, n);
 		memcpy(dest, all, len);
 	}
 	free(all);
+	if (!ret)
+		ret = shmem_xchg_bcast(&g->set, k, g->me, 0, dest, len, g->ctx,
+				       shmem_group_tag(g));
 	return ret;
 }
 
@@ -125,24 +121,12 @@ static void reduce(const char *call, struct shmem_group *g, void *dest,
 		shmem_die(call, "%s", percs_strerror(ret));
 }
 
-/* Element-wise combination in C, for the software path. */
-#define COMB(N, T, OP, EXPR)						\
-static void comb_##N##_##OP(void *acc, const void *in, size_t n)	\
-{									\
-	T *a = acc;							\
-	const T *b = in;						\
-	for (size_t i = 0; i < n; i++) {				\
-		T x = a[i], y = b[i];					\
-		a[i] = (T)(EXPR);					\
-	}								\
-}
-
 #define RED_API(N, T, OP, CAUOP, FLT, SGN)				\
 int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest,		\
 			      const T *source, size_t nreduce)		\
 {									\
 	static const char call[] = "shmem_" #N "_" #OP "_reduce";	\
-	struct red_op o = { sizeof(T), FLT, SGN, CAUOP, comb_##N##_##OP }; \
+	struct red_op o = { sizeof(T), FLT, SGN, CAUOP, shmem_comb_##N##_##OP }; \
 	shmem_need_init(call);						\
 	if (team == SHMEM_TEAM_INVALID)					\
 		return -1;						\
@@ -154,28 +138,24 @@ int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest,		\
 
 #define IS_FLT(T)	((long double)(T)0.5 != 0)
 #define IS_SGN(T)	neg((long double)(T)-1)
-#define RED(N, T, OP, EXPR, CAUOP)					\
-	COMB(N, T, OP, EXPR) RED_API(N, T, OP, CAUOP, IS_FLT(T), IS_SGN(T))
+#define RED(N, T, OP, CAUOP)						\
+	RED_API(N, T, OP, CAUOP, IS_FLT(T), IS_SGN(T))
 
 #define BIT_RED(N, T)							\
-	RED(N, T, and, x & y, PERCS_CAU_OP_AND)				\
-	RED(N, T, or, x | y, PERCS_CAU_OP_OR)				\
-	RED(N, T, xor, x ^ y, PERCS_CAU_OP_XOR)
+	RED(N, T, and, PERCS_CAU_OP_AND)				\
+	RED(N, T, or, PERCS_CAU_OP_OR)					\
+	RED(N, T, xor, PERCS_CAU_OP_XOR)
 #define CMP_RED(N, T)							\
-	RED(N, T, max, y > x ? y : x, PERCS_CAU_OP_MAX)			\
-	RED(N, T, min, y < x ? y : x, PERCS_CAU_OP_MIN)
+	RED(N, T, max, PERCS_CAU_OP_MAX)				\
+	RED(N, T, min, PERCS_CAU_OP_MIN)
 /* The CAU multiplies floats only. */
 #define ARITH_RED(N, T)							\
-	RED(N, T, sum, x + y, PERCS_CAU_OP_SUM)				\
-	RED(N, T, prod, x * y, IS_FLT(T) ? PERCS_CAU_OP_PROD : -1)
+	RED(N, T, sum, PERCS_CAU_OP_SUM)				\
+	RED(N, T, prod, IS_FLT(T) ? PERCS_CAU_OP_PROD : -1)
 PERCS_SHMEM_BIT_RED_TYPES(BIT_RED)
 PERCS_SHMEM_CMP_RED_TYPES(CMP_RED)
 PERCS_SHMEM_CMP_RED_TYPES(ARITH_RED)
 /* Complex: software only. */
-COMB(complexf, float _Complex, sum, x + y)
-COMB(complexf, float _Complex, prod, x * y)
-COMB(complexd, double _Complex, sum, x + y)
-COMB(complexd, double _Complex, prod, x * y)
 RED_API(complexf, float _Complex, sum, -1, true, true)
 RED_API(complexf, float _Complex, prod, -1, true, true)
 RED_API(complexd, double _Complex, sum, -1, true, true)
@@ -189,7 +169,7 @@ void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce,	\
 			       int PE_size, T *pWrk, long *pSync)	\
 {									\
 	static const char call[] = "shmem_" #N "_" #OP "_to_all";	\
-	struct red_op o = { sizeof(T), false, false, -1, comb_##N##_##OP }; \
+	struct red_op o = { sizeof(T), false, false, -1, shmem_comb_##N##_##OP }; \
 	struct shmem_group g;						\
 	(void)pWrk;							\
 	(void)pSync;							\
@@ -202,10 +182,6 @@ void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce,	\
 #define OLD_NUM(N, T)							\
 	OLD_RED1(N, T, max) OLD_RED1(N, T, min) OLD_RED1(N, T, sum)	\
 	OLD_RED1(N, T, prod)
-/* and/or/xor of the signed types exist only in the 1.0-1.3 names. */
-#define OLD_BIT_COMB(N, T)						\
-	COMB(N, T, and, x & y) COMB(N, T, or, x | y) COMB(N, T, xor, x ^ y)
-PERCS_SHMEM_OLD_INT_TYPES(OLD_BIT_COMB)
 PERCS_SHMEM_OLD_INT_TYPES(OLD_BIT)
 PERCS_SHMEM_OLD_INT_TYPES(OLD_NUM)
 PERCS_SHMEM_OLD_FLT_TYPES(OLD_NUM)

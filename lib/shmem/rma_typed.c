@@ -12,8 +12,8 @@ static void iput(const char *call, char *dest, const char *src,
 		 int pe)
 {
 	for (size_t i = 0; i < nelems; i++)
-		shmem_put_bytes(call, dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
-				src + (ptrdiff_t)i * sst * (ptrdiff_t)size, size,
+		shmem_put_bytes(call, dest + shmem_elem_off(i, dst, size),
+				src + shmem_elem_off(i, sst, size), size,
 				pe, true);
 	/* Small elements travel in their descriptors: sources are free. */
 	if (size > PERCS_RDMA_FIFO_MAX)
@@ -25,8 +25,8 @@ static void iget(const char *call, char *dest, const char *src,
 		 int pe)
 {
 	for (size_t i = 0; i < nelems; i++)
-		shmem_get_bytes(call, dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
-				src + (ptrdiff_t)i * sst * (ptrdiff_t)size, size,
+		shmem_get_bytes(call, dest + shmem_elem_off(i, dst, size),
+				src + shmem_elem_off(i, sst, size), size,
 				pe, true);
 	shmem_rma_wait(call, 0);
 }

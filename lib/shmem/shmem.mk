@@ -14,10 +14,11 @@
 # The header is include/shmem/shmem.h: percs-oshcc adds that directory.
 # Static libraries: a call outside the subset fails to link.
 
-SHMEM_SRCS := init.c heap.c xchg.c ctx.c rma.c rma_typed.c signal.c amo.c sync.c lock.c \
+SHMEM_SRCS := init.c heap.c alloc.c pes.c red_arith.c xchg.c ctx.c rma.c rma_typed.c signal.c amo.c sync.c lock.c \
 	team.c coll.c reduce.c
 SHMEM_HDRS := $(SRC)/include/shmem/shmem.h $(SRC)/lib/shmem/shmem_internal.h \
-	$(SRC)/lib/shmem/xchg.h $(SRC)/lib/shmem/team.h $(MSG_HDRS)
+	$(SRC)/lib/shmem/xchg.h $(SRC)/lib/shmem/team.h $(SRC)/lib/shmem/alloc.h \
+	$(SRC)/lib/shmem/pes.h $(SRC)/lib/shmem/red_arith.h $(MSG_HDRS)
 SHMEM_CFLAGS := $(CFLAGS_COMMON) -I$(SRC)/include/shmem -I$(SRC)/lib/msg
 SHMEM_OBJS := $(SHMEM_SRCS:%.c=$(BUILD)/lib/shmem/obj/%.o)
 SHMEM_SAN_OBJS := $(SHMEM_SRCS:%.c=$(BUILD)/lib/shmem/san/%.o)
@@ -90,3 +91,23 @@ uninstall-shmem:
 	rm -f $(addprefix $(DESTDIR),$(SHMEM_INSTALLED))
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/percs/shmem ] || \
 		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/percs/shmem
+
+# Unit tests of the library's pure logic on the host (no HFI, no job),
+# under ASan/UBSan, linked against the sanitized archives: one file per
+# part (lib/shmem/tests/unit.h).  TAP in $(BUILD)/results/shmem-unit.tap.
+SHMEM_UNIT := $(BUILD)/lib/shmem/tests/shmem-unit
+SHMEM_UNIT_SRCS := $(wildcard $(SRC)/lib/shmem/tests/*.c)
+.PHONY: shmem-unit-tests
+$(SHMEM_UNIT): $(SHMEM_UNIT_SRCS) $(SRC)/lib/shmem/tests/unit.h $(SHMEM_HDRS) \
+	       $(SHMEM_SAN_LIB) $(MSG_SAN_LIB) $(BUILD)/lib/libpercs-san.a
+	@mkdir -p $(@D)
+	$(CC) $(SHMEM_CFLAGS) $(SAN_FLAGS) -I$(SRC)/lib/shmem -o $@ $(SHMEM_UNIT_SRCS) \
+		$(SHMEM_SAN_LIB) $(MSG_SAN_LIB) $(BUILD)/lib/libpercs-san.a -lm
+
+shmem-unit-tests: $(SHMEM_UNIT)
+	@mkdir -p $(BUILD)/results
+	@$(SHMEM_UNIT) > $(BUILD)/results/shmem-unit.tap; \
+	rc=$$?; cat $(BUILD)/results/shmem-unit.tap; \
+	[ $$rc -eq 0 ] || echo "shmem-unit-tests: failures (exit $$rc)"
+
+unit-tests: shmem-unit-tests

@@ -43,6 +43,7 @@ struct shmem_peer {
 struct shmem_state {
 	bool initialized;
 	bool finalized;
+	int thread_level;	/* provided: SHMEM_THREAD_SINGLE .. SERIALIZED */
 	int me;
 	int npes;
 	struct percs_msg_job *job;
@@ -89,12 +90,43 @@ void shmem_check_pe(const char *call, int pe);
 /* heap.c */
 int shmem_heap_init(void);
 void shmem_heap_fini(void);
+/* Aborts naming @call: @pe is out of range or the range not symmetric. */
+noreturn void shmem_remote_fail(const char *call, const void *addr,
+				size_t len, int pe);
+
+/* [@addr, @addr + @len) inside [@base, @base + @blen)? */
+static inline bool shmem_in(const char *base, size_t blen, const void *addr,
+			    size_t len)
+{
+	uintptr_t a = (uintptr_t)addr, b = (uintptr_t)base;
+
+	return base && a >= b && len <= blen && a - b <= blen - len;
+}
+
 /*
  * The registration holding [@addr, @addr + @len) on @pe and the offset in
- * it; aborts naming @call when the range is not symmetric.
+ * it; aborts naming @call when @pe is out of range or the range is not
+ * symmetric.  Inline: every put, get and atomic starts here, and a call
+ * is a measurable part of a blocking atomic (benchmarks.rst, OpenSHMEM).
  */
-const struct percs_rmr *shmem_remote(const char *call, const void *addr,
-				     size_t len, int pe, uint64_t *off);
+static inline const struct percs_rmr *
+shmem_remote(const char *call, const void *addr, size_t len, int pe,
+	     uint64_t *off)
+{
+	/* One unsigned compare: a negative pe is out of range too. */
+	if ((unsigned int)pe >= (unsigned int)shmem_g.npes)
+		shmem_remote_fail(call, addr, len, pe);
+	if (shmem_in(shmem_g.heap, shmem_g.heap_size, addr, len)) {
+		*off = (uint64_t)((const char *)addr - shmem_g.heap);
+		return &shmem_g.peers[pe].heap;
+	}
+	if (shmem_in(shmem_g.data, shmem_g.data_len, addr, len)) {
+		*off = (uint64_t)((const char *)addr - shmem_g.data);
+		return &shmem_g.peers[pe].data;
+	}
+	shmem_remote_fail(call, addr, len, pe);
+}
+
 /* This PE's handle of the registration holding the range, 0 if none. */
 uint32_t shmem_local_handle(const void *addr, size_t len);
 bool shmem_is_symmetric(const void *addr, size_t len);
@@ -107,8 +139,23 @@ void shmem_get_bytes(const char *call, void *dest, const void *src,
 		     size_t len, int pe, bool nbi);
 void shmem_do_quiet(const char *call);
 
-/* amo.c */
-void shmem_amo_before(const char *call);
+/*
+ * The byte offset of element @i of a strided array (@stride elements of
+ * @size bytes apart; may be negative), as iput/iget and alltoalls walk it.
+ */
+static inline ptrdiff_t shmem_elem_off(size_t i, ptrdiff_t stride,
+				       size_t size)
+{
+	return (ptrdiff_t)i * stride * (ptrdiff_t)size;
+}
+
+/* amo.c: what a fence left pending completes before this atomic. */
+void shmem_amo_fence(const char *call);
+static inline void shmem_amo_before(const char *call)
+{
+	if (shmem_g.fence_rdma || shmem_g.fence_amo)
+		shmem_amo_fence(call);
+}
 /* A signal update (signal.c): SET (a swap) or ADD of @value on @pe. */
 void shmem_amo_signal(const char *call, uint64_t *sig_addr, int pe,
 		      bool add, uint64_t value, bool nbi);

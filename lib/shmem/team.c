@@ -144,30 +144,19 @@ int shmem_team_n_pes(shmem_team_t team)
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe,
 			    shmem_team_t dest_team)
 {
-	const struct shmem_pes *d;
-	int pe;
-
 	if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID ||
 	    src_pe < 0 || src_pe >= src_team->g.set.size)
 		return -1;
-	pe = shmem_pes_pe(&src_team->g.set, src_pe);
-	d = &dest_team->g.set;
-	if (pe < d->start && d->stride > 0)
-		return -1;
-	if (d->size == 1)
-		return pe == d->start ? 0 : -1;
-	if ((pe - d->start) % d->stride || (pe - d->start) / d->stride < 0 ||
-	    (pe - d->start) / d->stride >= d->size)
-		return -1;
-	return (pe - d->start) / d->stride;
+	return shmem_pes_index(&dest_team->g.set,
+			       shmem_pes_pe(&src_team->g.set, src_pe));
 }
 
 static int split_strided(const char *call, shmem_team_t parent, int start,
 			 int stride, int size, shmem_team_t *new_team)
 {
 	struct percs_shmem_team *p = shmem_team_get(call, parent), *t;
-	const struct shmem_pes *ps = &p->g.set;
-	int last, idx, ret;
+	struct shmem_pes set;
+	int idx, ret;
 	uint32_t x;
 
 	if (!new_team)
@@ -176,25 +165,19 @@ static int split_strided(const char *call, shmem_team_t parent, int start,
 	if (p->g.me < 0)
 		shmem_die(call, "PE %d is not in the parent team", shmem_g.me);
 	p->splits++;
-	last = start + (size - 1) * stride;
-	if (size < 1 || start < 0 || start >= ps->size || last < 0 ||
-	    last >= ps->size || (stride == 0 && size > 1)) {
+	if (shmem_pes_split(&p->g.set, start, stride, size, &set)) {
 		/* Every member of the parent says so: still synchronized. */
 		shmem_team_barrier(call, p);
 		return -1;
 	}
 	shmem_team_barrier(call, p);
-	idx = stride ? (p->g.me - start) / stride : 0;
-	if ((stride ? (p->g.me - start) % stride : p->g.me != start) ||
-	    idx < 0 || idx >= size)
+	idx = shmem_pes_index(&set, shmem_g.me);
+	if (idx < 0)
 		return 0;	/* not a member */
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		shmem_die(call, "out of memory");
-	/* In world PEs: parent's start + parent index x parent stride. */
-	t->g.set.start = shmem_pes_pe(ps, start);
-	t->g.set.stride = ps->stride * (stride ? stride : 1);
-	t->g.set.size = size;
+	t->g.set = set;
 	t->g.me = idx;
 	/* The same on every member: they split the same parent, in order. */
 	x = ((p->g.ctx & 0xffff) * 131 + p->splits * 7919) % 0xfffe;
@@ -208,8 +191,9 @@ static int split_strided(const char *call, shmem_team_t parent, int start,
 }
 
 /* A config and mask a split may be given; checked before the split. */
-static void check_config(const char *call, const shmem_team_config_t *config,
-			 long config_mask)
+void shmem_team_check_config(const char *call,
+			     const shmem_team_config_t *config,
+			     long config_mask)
 {
 	if (config_mask & ~SHMEM_TEAM_NUM_CONTEXTS)
 		shmem_die(call, "unknown bits 0x%lx in config_mask",
@@ -241,7 +225,7 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride,
 	const char *call = "shmem_team_split_strided";
 	int ret;
 
-	check_config(call, config, config_mask);
+	shmem_team_check_config(call, config, config_mask);
 	ret = split_strided(call, parent, start, stride, size, new_team);
 	keep_config(*new_team, config, config_mask);
 	return ret;
@@ -284,8 +268,8 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange,
 
 	if (!xaxis_team || !yaxis_team)
 		shmem_die(call, "NULL xaxis_team or yaxis_team");
-	check_config(call, xaxis_config, xaxis_mask);
-	check_config(call, yaxis_config, yaxis_mask);
+	shmem_team_check_config(call, xaxis_config, xaxis_mask);
+	shmem_team_check_config(call, yaxis_config, yaxis_mask);
 	*xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
 	if (xrange < 1) {
 		/* Every member of the parent says so: still synchronized. */

@@ -29,6 +29,10 @@ struct percs_shmem_team *shmem_team_world_ptr(void);
 /* The team behind @team, aborting naming @call when it is invalid. */
 struct percs_shmem_team *shmem_team_get(const char *call, shmem_team_t team);
 void shmem_team_barrier(const char *call, struct percs_shmem_team *t);
+/* Abort naming @call unless @config and @config_mask are valid. */
+void shmem_team_check_config(const char *call,
+			     const shmem_team_config_t *config,
+			     long config_mask);
 /* The next message tag of @g's collectives. */
 int shmem_group_tag(struct shmem_group *g);
 

@@ -109,6 +109,38 @@ int shmem_xchg_alltoall(const struct shmem_pes *set, int n, int me,
 	return ret;
 }
 
+int shmem_xchg_gather(const struct shmem_pes *set, int n, int me, int root,
+		      const void *send, size_t len, void *recv, uint32_t ctx,
+		      int tag)
+{
+	struct percs_msg_req **reqs;
+	int ret = 0;
+
+	if (me != root) {
+		struct percs_msg_req *r;
+
+		ret = percs_msg_isend(shmem_g.m, send, len,
+				      (unsigned int)shmem_pes_pe(set, root), tag,
+				      ctx, 0, &r);
+		return ret ? ret : wait_all(&r, 1);
+	}
+	memmove((char *)recv + (size_t)me * len, send, len);
+	reqs = calloc((size_t)n, sizeof(*reqs));
+	if (!reqs)
+		return -ENOMEM;
+	for (int i = 0; i < n && !ret; i++)
+		if (i != me)
+			ret = percs_msg_irecv(shmem_g.m, (char *)recv + (size_t)i * len,
+					      len, shmem_pes_pe(set, i), tag, ctx,
+					      &reqs[i]);
+	if (!ret)
+		ret = wait_all(reqs, n);
+	else
+		wait_all(reqs, n);
+	free(reqs);
+	return ret;
+}
+
 int shmem_xchg_bcast(const struct shmem_pes *set, int n, int me, int root,
 		     void *buf, size_t len, uint32_t ctx, int tag)
 {

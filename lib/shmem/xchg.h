@@ -12,17 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct shmem_pes {
-	int start;
-	int stride;
-	int size;
-};
+#include "pes.h"
 
-/* World PE of member @i of @set. */
-static inline int shmem_pes_pe(const struct shmem_pes *set, int i)
-{
-	return set ? set->start + i * set->stride : i;
-}
 
 /* Member i's @len bytes land at @recv + i x @len (this member's copied). */
 int shmem_xchg_allgather(const struct shmem_pes *set, int n, int me,
@@ -36,6 +27,10 @@ int shmem_xchg_allgatherv(const struct shmem_pes *set, int n, int me,
 int shmem_xchg_alltoall(const struct shmem_pes *set, int n, int me,
 			const void *send, size_t len, void *recv,
 			uint32_t ctx, int tag);
+/* Member i's @len bytes land at @root's @recv + i x @len (@recv: root's). */
+int shmem_xchg_gather(const struct shmem_pes *set, int n, int me, int root,
+		      const void *send, size_t len, void *recv, uint32_t ctx,
+		      int tag);
 /* @root's @len bytes at @buf to every member's @buf. */
 int shmem_xchg_bcast(const struct shmem_pes *set, int n, int me, int root,
 		     void *buf, size_t len, uint32_t ctx, int tag);

@@ -6,6 +6,12 @@
  * collect, fcollect and alltoall; the 1.0-1.3 active-set forms and
  * shmem_barrier.  Values are small integers, so float sums are exact
  * whatever the order of combination.
+ *
+ * "coll sizes [STRIDE]" instead checks the reductions on a team of every
+ * size 1 .. n (every_size()): one job covers every team size, far cheaper
+ * than a job per size.  On percs-run's spread placement with 16 PEs, PEs 0 .. 7
+ * and 8 .. 15 are each on distinct hubs, so teams of up to 8 from either
+ * end run on CAU trees and larger ones in software.
  */
 #include <complex.h>
 #include <stdint.h>
@@ -49,9 +55,14 @@ static long ref(int op, int i, const int *pes, int k)
 	return r;
 }
 
+/* Every red_stride-th type and op from red_phase (1, 0: all of them). */
+static int red_stride = 1, red_phase;
+
 #define TRY1(N, T, OP, C)						\
 	do {								\
 		T *src = (T *)(void *)srcbuf;				\
+		if (idx++ % red_stride != red_phase)			\
+			break;						\
 		T *dst = (T *)(void *)dstbuf;				\
 		for (int i = 0; i < NR; i++)				\
 			src[i] = (T)val(me, i, C);			\
@@ -70,7 +81,7 @@ static long ref(int op, int i, const int *pes, int k)
 
 static int reductions(shmem_team_t tm, const int *pes, int k, int me)
 {
-	int checked = 0;
+	int checked = 0, idx = 0;
 
 	PERCS_SHMEM_BIT_RED_TYPES(BIT)
 	PERCS_SHMEM_CMP_RED_TYPES(CMPR)
@@ -155,7 +166,52 @@ static void old_forms(int me, int n)
 	shmem_free(dd);
 }
 
-int main(void)
+/*
+ * The reductions on a team of every size 1 .. @n, two disjoint teams at a
+ * time so that no PE idles: round k (1 .. n/2, and n) splits PEs 0 .. k-1
+ * and PEs k .. n-1 (sizes k and n - k); each PE checks its team.  A team
+ * of size k checks every @stride-th type and op from (k - 1) % @stride:
+ * with a stride of n, every type and op is checked on one size, and the
+ * job costs about what a stride of 1 (everything on every size) costs
+ * divided by n.
+ */
+static void every_size(int me, int n, int stride)
+{
+	int pes[64], checked = 0, sizes = 0;
+
+	CHECK(stride >= 1, "stride %d", stride);
+	for (int k = 1; k <= n; k = k < n / 2 ? k + 1 : k < n ? n : n + 1) {
+		for (int part = 0; part < 2; part++) {
+			int start = part ? k : 0, size = part ? n - k : k;
+			shmem_team_t tm = SHMEM_TEAM_INVALID;
+
+			if (!size)
+				continue;
+			CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, start, 1, size, NULL, 0,
+						       &tm) == 0, "split of %d PEs", size);
+			CHECK((tm != SHMEM_TEAM_INVALID) == (me >= start && me < start + size),
+			      "membership of %d PEs from %d", size, start);
+			sizes++;
+			if (tm == SHMEM_TEAM_INVALID)
+				continue;
+			CHECK(shmem_team_n_pes(tm) == size && shmem_team_my_pe(tm) == me - start,
+			      "team pe %d of %d", shmem_team_my_pe(tm), shmem_team_n_pes(tm));
+			for (int i = 0; i < size; i++)
+				pes[i] = start + i;
+			red_stride = stride;
+			red_phase = (size - 1) % stride;
+			checked += reductions(tm, pes, size, me);
+			shmem_team_destroy(tm);
+		}
+	}
+	shmem_barrier_all();
+	CHECK(sizes == n + (n > 1 && n % 2 == 0), "%d teams for %d PEs", sizes, n);
+	if (me == 0)
+		printf("coll sizes: teams of 1 .. %d PEs, 1 in %d types and ops a size (%d on PE 0's)\n",
+		       n, stride, checked);
+}
+
+int main(int argc, char **argv)
 {
 	int me, n, pes[64], k, checked;
 	shmem_team_t even = SHMEM_TEAM_INVALID;
@@ -164,6 +220,11 @@ int main(void)
 	me = shmem_my_pe();
 	n = shmem_n_pes();
 	CHECK(n <= 64, "at most 64 PEs");
+	if (argc > 1 && !strcmp(argv[1], "sizes")) {
+		every_size(me, n, argc > 2 ? atoi(argv[2]) : 1);
+		shmem_finalize();
+		return 0;
+	}
 	for (int i = 0; i < n; i++)
 		pes[i] = i;
 	checked = reductions(SHMEM_TEAM_WORLD, pes, n, me);
