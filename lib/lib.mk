@@ -108,6 +108,7 @@ LIB_TEST_SRCS := $(filter-out $(SRC)/lib/tests/coll-vm-check.c, \
 LIB_TEST_OBJS := $(patsubst $(SRC)/lib/tests/%.c,$(LIB_OUT)/tests/obj/%.o, \
 	$(LIB_TEST_SRCS))
 $(LIB_OUT)/tests/obj/%.o: $(SRC)/lib/tests/%.c $(SRC)/lib/tests/unit.h \
+			  $(SRC)/lib/tests/tap_unit.h \
 			  $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE -c -o $@ $<

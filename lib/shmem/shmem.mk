@@ -96,9 +96,11 @@ uninstall-shmem:
 # under ASan/UBSan, linked against the sanitized archives: one file per
 # part (lib/shmem/tests/unit.h).  TAP in $(BUILD)/results/shmem-unit.tap.
 SHMEM_UNIT := $(BUILD)/lib/shmem/tests/shmem-unit
-SHMEM_UNIT_SRCS := $(wildcard $(SRC)/lib/shmem/tests/*.c)
+SHMEM_UNIT_SRCS := $(wildcard $(SRC)/lib/shmem/tests/*.c) \
+	$(SRC)/lib/tests/tap_unit.c
 .PHONY: shmem-unit-tests
-$(SHMEM_UNIT): $(SHMEM_UNIT_SRCS) $(SRC)/lib/shmem/tests/unit.h $(SHMEM_HDRS) \
+$(SHMEM_UNIT): $(SHMEM_UNIT_SRCS) $(SRC)/lib/shmem/tests/unit.h \
+	       $(SRC)/lib/tests/tap_unit.h $(SHMEM_HDRS) \
 	       $(SHMEM_SAN_LIB) $(MSG_SAN_LIB) $(BUILD)/lib/libpercs-san.a
 	@mkdir -p $(@D)
 	$(CC) $(SHMEM_CFLAGS) $(SAN_FLAGS) -I$(SRC)/lib/shmem -o $@ $(SHMEM_UNIT_SRCS) \

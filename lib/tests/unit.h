@@ -41,37 +41,7 @@
 
 #include "internal.h"
 #include "firmware-model/cau.h"	/* the reference ALU */
-
-/* ---- checks (run inside the test's child; harness.c) ---------------- */
-
-extern int t_failed;
-void t_fail(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-#define CHECK(c) do {							\
-	if (!(c))							\
-		t_fail(__FILE__, __LINE__, "check failed: %s", #c);	\
-} while (0)
-
-#define CHECK_EQ(a, b) do {						\
-	long long _a = (long long)(a), _b = (long long)(b);		\
-	if (_a != _b)							\
-		t_fail(__FILE__, __LINE__, "%s is %lld, expected %s = %lld", \
-		       #a, _a, #b, _b);					\
-} while (0)
-
-#define REQUIRE(c) do {							\
-	if (!(c)) {							\
-		t_fail(__FILE__, __LINE__, "required: %s", #c);	\
-		return;							\
-	}								\
-} while (0)
-
-/* One test: its TAP description and the function its child runs. */
-struct unit_test {
-	const char *name;
-	void (*fn)(void);
-};
+#include "tap_unit.h"		/* the checks and the runner */
 
 /* ---- the fake HFI (fake_hfi.c) ------------------------------------------ */
 
