@@ -6,11 +6,11 @@
 # routes left with links down.
 #
 #   make ctl              $(BUILD)/tools/percs-ctl (+ man page with scdoc)
-#   make ctl-unit-tests   $(BUILD)/results/ctl.{tap,expected}: usage,
+#   make ctl-unit-tests   $(BUILD)/results/ctl-san.{tap,expected}: usage,
 #                         no-device behaviour, and every command's text and
 #                         JSON against an LD_PRELOAD fake of the ioctls and
-#                         of the ISR's debugfs files; ctl-san.{tap,expected}:
-#                         the same tests on a build with $(SAN_FLAGS)
+#                         of the ISR's debugfs files, on the build with
+#                         $(SAN_FLAGS) (percs-ctl-san)
 
 CTL_BIN := $(BUILD)/tools/percs-ctl
 CTL_LIB := $(BUILD)/lib/libpercs.a
@@ -52,14 +52,12 @@ $(BUILD)/tools/test-fake-hfi.so: $(SRC)/tools/ctl/test-fake-hfi.c $(CTL_HDRS)
 
 # The sanitized run: the shim is preloaded ahead of the ASan runtime, which
 # ASan accepts once told not to check that order; a report fails the test.
-ctl-unit-tests: $(CTL_BIN) $(CTL_SAN_BIN) $(BUILD)/tools/test-fake-hfi.so
+# Only the sanitized build: the same source and tests, with every read,
+# write and undefined operation checked (running the plain build too
+# doubled the suite's time and found nothing the other did not).
+ctl-unit-tests: $(CTL_SAN_BIN) $(BUILD)/tools/test-fake-hfi.so
 	@mkdir -p $(BUILD)/results
-	@$(SRC)/tools/ctl/test-ctl.sh --count > $(BUILD)/results/ctl.expected
 	@$(SRC)/tools/ctl/test-ctl.sh --count > $(BUILD)/results/ctl-san.expected
-	@$(SRC)/tools/ctl/test-ctl.sh $(CTL_BIN) $(BUILD)/tools/test-fake-hfi.so \
-		> $(BUILD)/results/ctl.tap; \
-	rc=$$?; cat $(BUILD)/results/ctl.tap; \
-	[ $$rc -eq 0 ] || echo "ctl-unit-tests: failures (exit $$rc)"
 	@ASAN_OPTIONS=verify_asan_link_order=0 \
 	$(SRC)/tools/ctl/test-ctl.sh $(CTL_SAN_BIN) $(BUILD)/tools/test-fake-hfi.so \
 		> $(BUILD)/results/ctl-san.tap; \
