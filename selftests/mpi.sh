@@ -79,18 +79,20 @@ algo_set() {
 	local set=$1 np=$2
 	shift 2
 	case $set in
-	1) set -- dissemination binomial linear recursive_doubling ring pairwise "$@" ;;
+	1) set -- dissemination binomial linear recursive_doubling ring pairwise \
+		pairwise "$@" ;;
 	2) set -- recursive_doubling pipelined rabenseifner rabenseifner \
-		recursive_doubling bruck "$@" ;;
-	3) set -- gather_bcast auto binomial reduce_bcast gather_bcast linear "$@" ;;
+		recursive_doubling bruck reduce_scatterv "$@" ;;
+	3) set -- gather_bcast auto binomial reduce_bcast gather_bcast linear \
+		auto "$@" ;;
 	esac
-	local sizes="${*:7}"
+	local sizes="${*:8}"
 	PERCS_MPI_COLL_BARRIER=$1 PERCS_MPI_COLL_BCAST=$2 PERCS_MPI_COLL_REDUCE=$3 \
 	PERCS_MPI_COLL_ALLREDUCE=$4 PERCS_MPI_COLL_ALLGATHER=$5 \
-	PERCS_MPI_COLL_ALLTOALL=$6 \
-	job "algorithms set $set ($1, $2, $3, $4, $5, $6) on ${sizes:-1 .. $np} ranks" 0 \
-		"collalgo: checked on .* ranks: barrier $1, bcast $2, reduce $3" '' \
-		$((np > 8 ? 900 : 240)) -n "$np" "$bin/collalgo" "${@:7}"
+	PERCS_MPI_COLL_ALLTOALL=$6 PERCS_MPI_COLL_REDUCE_SCATTER=$7 \
+	job "algorithms set $set ($1, $2, $3, $4, $5, $6, $7) on ${sizes:-1 .. $np} ranks" 0 \
+		"collalgo: checked on .* ranks: barrier $1, bcast $2, reduce $3, .*reduce_scatter $7" '' \
+		$((np > 8 ? 900 : 240)) -n "$np" "$bin/collalgo" "${@:8}"
 }
 if [ "${PERCS_COLLALGO_FULL:-0}" = 1 ]; then
 	for set in 1 2 3; do

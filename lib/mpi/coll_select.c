@@ -3,7 +3,7 @@
  * libpercs-mpi: which algorithm runs a collective.
  *
  * PERCS_MPI_COLL_<COLL> (BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER,
- * ALLTOALL) names the algorithm every call of that collective uses, or
+ * ALLTOALL, REDUCE_SCATTER) names the algorithm every call of that collective uses, or
  * "auto"; it is read once, at MPI_Init, and a name it does not know stops
  * MPI_Init with a message listing the valid ones (a typo must not fall
  * back silently to another algorithm). "cau" (barrier, bcast, reduce,
@@ -30,6 +30,7 @@ static const char *const coll_names[MPI_COLL_KINDS] = {
 	[MPI_COLL_ALLREDUCE] = "ALLREDUCE",
 	[MPI_COLL_ALLGATHER] = "ALLGATHER",
 	[MPI_COLL_ALLTOALL] = "ALLTOALL",
+	[MPI_COLL_REDUCE_SCATTER] = "REDUCE_SCATTER",
 };
 
 /* Indexed by the BARRIER_* ... ALLTOALL_* constants of mpi_internal.h. */
@@ -43,6 +44,7 @@ static const char *const algo_names[MPI_COLL_KINDS][MAX_ALGOS] = {
 	[MPI_COLL_ALLGATHER] = { "ring", "recursive_doubling",
 				 "gather_bcast" },
 	[MPI_COLL_ALLTOALL] = { "pairwise", "bruck", "linear" },
+	[MPI_COLL_REDUCE_SCATTER] = { "reduce_scatterv", "pairwise" },
 };
 
 /* The forced algorithm of each collective, -1 for the default choice. */
@@ -140,6 +142,10 @@ int mpi_coll_sw_algo(enum mpi_coll_kind kind, int p, size_t bytes,
 	case MPI_COLL_ALLTOALL:
 		return bytes <= 256 && p >= 8 ? ALLTOALL_BRUCK :
 		       ALLTOALL_PAIRWISE;
+	case MPI_COLL_REDUCE_SCATTER:
+		/* @bytes: the whole vector, which the root's reduce moves. */
+		return bytes >= 32768 && p > 2 ? REDUCE_SCATTER_PAIRWISE :
+		       REDUCE_SCATTER_REDUCE_SCATTERV;
 	default:
 		return 0;
 	}

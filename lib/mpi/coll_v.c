@@ -120,8 +120,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 				   request, "MPI_Igatherv");
 }
 
-/* Root: piece i (counts[i] at displs[i]) to rank i; the others receive. */
-static void scatterv_sched(struct mpi_sched *s, const struct mpi_comm *c,
+void mpi_scatterv_sched(struct mpi_sched *s, const struct mpi_comm *c,
 			   const void *sendbuf, const int *counts,
 			   const int *displs, MPI_Datatype sendtype,
 			   void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -172,8 +171,8 @@ static int scatterv(const void *sendbuf, const int *sendcounts,
 	s = mpi_coll_new(comm, req, fn);
 	if (!s)
 		return MPI_ERR_NO_MEM;
-	scatterv_sched(s, c, sendbuf, sendcounts, displs, sendtype, recvbuf,
-		       recvcount, recvtype, root);
+	mpi_scatterv_sched(s, c, sendbuf, sendcounts, displs, sendtype,
+			   recvbuf, recvcount, recvtype, root);
 	return mpi_sched_go(s, req, fn);
 }
 
@@ -431,8 +430,8 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
 
 /*
  * Reduce_scatter (@counts per rank) and Reduce_scatter_block (@block for
- * every rank, @counts NULL): the whole vector reduced at rank 0, then
- * block r of the result to rank r, as Scatterv would.
+ * every rank, @counts NULL): block r of the reduced vector to rank r, by
+ * the algorithm coll_select.c picks (coll_reduce_scatter.c).
  */
 static int reduce_scatter(const void *sendbuf, void *recvbuf,
 			  const int *counts, int block, bool v, MPI_Datatype type,
@@ -443,7 +442,6 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf,
 	struct mpi_sched *s;
 	long long total = 0;
 	int *cnt, *displs, i, mine, ret = mpi_coll_comm(comm, fn, &c);
-	void *all = NULL;
 
 	if (ret)
 		return ret;
@@ -484,17 +482,19 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf,
 	/* Kept with the schedule: a non-blocking call reads them later. */
 	cnt = mpi_sched_tmp(s, sizeof(int) * c->size);
 	displs = mpi_sched_tmp(s, sizeof(int) * c->size);
-	if (c->rank == 0)
-		all = mpi_sched_tmp(s, (size_t)total * mpi_type(type)->extent);
-	if (!cnt || !displs || (c->rank == 0 && !all))
+	if (!cnt || !displs)
 		return mpi_sched_go(s, req, fn);
 	for (i = 0, total = 0; i < c->size; i++) {
 		cnt[i] = v ? counts[i] : block;
 		displs[i] = (int)total;
 		total += cnt[i];
 	}
-	mpi_reduce_sched(s, c, sendbuf, all, (int)total, type, op, 0);
-	scatterv_sched(s, c, all, cnt, displs, type, recvbuf, mine, type, 0);
+	mpi_reduce_scatter_algo(s, c, sendbuf, recvbuf, cnt, displs,
+				(int)total, type, op,
+				mpi_coll_algo(MPI_COLL_REDUCE_SCATTER, c->size,
+					      (size_t)total *
+					      mpi_type(type)->size,
+					      mpi_op_commutative(op)));
 	return mpi_sched_go(s, req, fn);
 }
 

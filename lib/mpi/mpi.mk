@@ -17,7 +17,7 @@
 MPI_SRCS := env.c errors.c comm.c group.c datatype.c op.c request.c p2p.c \
 	bsend.c nbc.c coll.c coll_v.c coll_select.c coll_barrier.c \
 	coll_bcast.c coll_reduce.c coll_allreduce.c coll_allgather.c \
-	coll_alltoall.c coll_cau.c
+	coll_alltoall.c coll_reduce_scatter.c coll_cau.c
 MPI_HDRS := $(SRC)/include/mpi/mpi.h $(SRC)/lib/mpi/mpi_internal.h $(MSG_HDRS)
 MPI_CFLAGS := $(CFLAGS_COMMON) -I$(SRC)/include/mpi -I$(SRC)/lib/msg
 MPI_OBJS := $(MPI_SRCS:%.c=$(BUILD)/lib/mpi/obj/%.o)

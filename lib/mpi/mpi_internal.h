@@ -320,7 +320,8 @@ int mpi_coll_done(MPI_Comm comm, int ret, const char *fn);
 
 /*
  * The algorithms of each collective (coll_barrier.c, coll_bcast.c,
- * coll_reduce.c, coll_allreduce.c, coll_allgather.c, coll_alltoall.c),
+ * coll_reduce.c, coll_allreduce.c, coll_allgather.c, coll_alltoall.c,
+ * coll_reduce_scatter.c),
  * chosen by coll_select.c: PERCS_MPI_COLL_<COLL>=<algorithm> forces one,
  * else the choice depends on the size of the communicator and the data.
  */
@@ -331,6 +332,7 @@ enum mpi_coll_kind {
 	MPI_COLL_ALLREDUCE,
 	MPI_COLL_ALLGATHER,
 	MPI_COLL_ALLTOALL,
+	MPI_COLL_REDUCE_SCATTER,
 	MPI_COLL_KINDS
 };
 
@@ -342,6 +344,7 @@ enum { ALLREDUCE_RECURSIVE_DOUBLING, ALLREDUCE_RABENSEIFNER,
        ALLREDUCE_REDUCE_BCAST, ALLREDUCE_CAU };
 enum { ALLGATHER_RING, ALLGATHER_RECURSIVE_DOUBLING, ALLGATHER_GATHER_BCAST };
 enum { ALLTOALL_PAIRWISE, ALLTOALL_BRUCK, ALLTOALL_LINEAR };
+enum { REDUCE_SCATTER_REDUCE_SCATTERV, REDUCE_SCATTER_PAIRWISE };
 
 /*
  * coll_select.c: reads the PERCS_MPI_COLL_* variables (at MPI_Init);
@@ -440,6 +443,20 @@ void mpi_alltoall_algo(struct mpi_sched *s, const struct mpi_comm *c,
 		       const void *sendbuf, int sendcount,
 		       MPI_Datatype sendtype, void *recvbuf, int recvcount,
 		       MPI_Datatype recvtype, int algo);
+/*
+ * Block r of the vector (@cnt[r] elements at @displs[r], @total in all)
+ * reduced over the ranks, to rank r's @recvbuf.
+ */
+void mpi_reduce_scatter_algo(struct mpi_sched *s, const struct mpi_comm *c,
+			     const void *sendbuf, void *recvbuf,
+			     const int *cnt, const int *displs, int total,
+			     MPI_Datatype type, MPI_Op op, int algo);
+/* Root: piece i (counts[i] at displs[i]) to rank i; the others receive. */
+void mpi_scatterv_sched(struct mpi_sched *s, const struct mpi_comm *c,
+			const void *sendbuf, const int *counts,
+			const int *displs, MPI_Datatype sendtype,
+			void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			int root);
 void mpi_gather_sched(struct mpi_sched *s, const struct mpi_comm *c,
 		      const void *sendbuf, int sendcount,
 		      MPI_Datatype sendtype, void *recvbuf, int recvcount,

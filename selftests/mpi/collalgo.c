@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * collalgo [K...]: barrier, bcast, reduce, allreduce, allgather and
- * alltoall against references computed locally, on the first k ranks
+ * collalgo [K...]: barrier, bcast, reduce, allreduce, allgather,
+ * alltoall and reduce_scatter against references computed locally, on the first k ranks
  * (reversed: world rank k - 1 is rank 0) for each K given (default every
  * k = 1 .. size) in one job, with roots k / 2 and k - 1, in place where
  * MPI allows it, several operations (built-in ones on int, unsigned,
@@ -220,6 +220,58 @@ static void check_reductions(MPI_Comm comm, int rank, int size)
 	free(ref);
 }
 
+/*
+ * Reduce_scatter with uneven blocks (some empty) and Reduce_scatter_block
+ * with long ones, in place every other time, on a commutative operation
+ * of each kind and the non-commutative matrix product.
+ */
+static void check_reduce_scatter(MPI_Comm comm, int rank, int size)
+{
+	static const enum kind kinds[] = { K_INT_SUM, K_DBL_MAX, K_MAT, K_VSUM };
+	int block = LONG_COUNT / 4, *cnt = malloc(sizeof(int) * size);
+	size_t max = (size_t)size * block * 4 * sizeof(unsigned int);
+	unsigned char *in = malloc(max), *out = malloc(max), *ref = malloc(max);
+
+	CHECK(cnt && in && out && ref, "out of memory");
+	for (int v = 0; v < 2; v++) {
+		for (unsigned int j = 0; j < sizeof(kinds) / sizeof(kinds[0]); j++) {
+			enum kind k = kinds[j];
+			size_t es = elem_size(k);
+			int total = 0, displ = 0, inplace = (j + v) % 2;
+			MPI_Datatype t;
+			MPI_Op op;
+
+			kind_args(k, &t, &op);
+			for (int r = 0; r < size; r++) {
+				cnt[r] = v ? (r * 5 + (int)j) % 4 : block;
+				if (r < rank)
+					displ += cnt[r];
+				total += cnt[r];
+			}
+			for (int i = 0; i < total; i++)
+				fill(k, rank, i, in + i * es);
+			reference(k, size, total, ref);
+			memset(out, 0x5a, max);
+			if (inplace)
+				memcpy(out, in, total * es);
+			if (v)
+				CHECK_MPI(MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : in,
+							     out, cnt, t, op, comm));
+			else
+				CHECK_MPI(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : in,
+								   out, block, t, op, comm));
+			CHECK(!memcmp(out, ref + displ * es, cnt[rank] * es),
+			      "reduce_scatter%s %s, %d of %d elements on %d%s",
+			      v ? "" : "_block", kind_name[k], cnt[rank], total, size,
+			      inplace ? ", in place" : "");
+		}
+	}
+	free(cnt);
+	free(in);
+	free(out);
+	free(ref);
+}
+
 static void check_bcast(MPI_Comm comm, int rank, int size)
 {
 	int *buf = malloc(sizeof(int) * 3 * LONG_COUNT);
@@ -327,19 +379,21 @@ int main(int argc, char **argv)
 		check_bcast(sub, rank, k);
 		check_reductions(sub, rank, k);
 		check_gathers(sub, rank, k);
+		check_reduce_scatter(sub, rank, k);
 		CHECK_MPI(MPI_Barrier(sub));
 		CHECK_MPI(MPI_Comm_free(&sub));
 		CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
 	}
 	if (rank == 0)
-		printf("collalgo: checked on %s ranks: barrier %s, bcast %s, reduce %s, allreduce %s, allgather %s, alltoall %s\n",
+		printf("collalgo: checked on %s ranks: barrier %s, bcast %s, reduce %s, allreduce %s, allgather %s, alltoall %s, reduce_scatter %s\n",
 		       argc > 1 ? "the given numbers of" : "1 .. all",
 		       getenv("PERCS_MPI_COLL_BARRIER") ?: "auto",
 		       getenv("PERCS_MPI_COLL_BCAST") ?: "auto",
 		       getenv("PERCS_MPI_COLL_REDUCE") ?: "auto",
 		       getenv("PERCS_MPI_COLL_ALLREDUCE") ?: "auto",
 		       getenv("PERCS_MPI_COLL_ALLGATHER") ?: "auto",
-		       getenv("PERCS_MPI_COLL_ALLTOALL") ?: "auto");
+		       getenv("PERCS_MPI_COLL_ALLTOALL") ?: "auto",
+		       getenv("PERCS_MPI_COLL_REDUCE_SCATTER") ?: "auto");
 	CHECK_MPI(MPI_Op_free(&matop));
 	CHECK_MPI(MPI_Op_free(&vsumop));
 	CHECK_MPI(MPI_Type_free(&mat));
