@@ -995,6 +995,11 @@ void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
  */
 #define PERCS_ENGINE_F_POLLER	(1U << 30)
 #define PERCS_ENGINE_F_SLEEPING	(1U << 29)
+/*
+ * PERCS_ENGINE_F_KICK: the first pass of a kick system call, which counts
+ * it in &percs_status.kicks under the send lock it takes anyway.
+ */
+#define PERCS_ENGINE_F_KICK	(1U << 28)
 int percs_engine_run(struct percs_window *w, unsigned int kick_flags);
 int percs_engine_kick(struct percs_window *w, unsigned int kick_flags);
 void percs_engine_wake(struct percs_dev *pd, u32 gid);
