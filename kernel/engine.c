@@ -307,17 +307,23 @@ static void percs_engine_account(struct percs_window *w,
 	}
 }
 
+/* Count a kick system call; under send_lock, the window not dead. */
+static void percs_engine_count_kick_locked(struct percs_window *w)
+{
+	w->kicks++;
+	WRITE_ONCE(w->st->kicks, w->kicks);
+}
+
 /**
  * percs_engine_count_kick() - count a kick system call on the window
+ *	that runs no engine pass (percs_engine_kick() counts its own)
  * @w: the window
  */
 void percs_engine_count_kick(struct percs_window *w)
 {
 	spin_lock(&w->send_lock);
-	if (!w->dead) {
-		w->kicks++;
-		WRITE_ONCE(w->st->kicks, w->kicks);
-	}
+	if (!w->dead)
+		percs_engine_count_kick_locked(w);
 	spin_unlock(&w->send_lock);
 }
 
@@ -333,6 +339,8 @@ static int percs_engine_pass(struct percs_window *w, unsigned int kick_flags,
 		spin_unlock(&w->send_lock);
 		return -ENODEV;
 	}
+	if (kick_flags & PERCS_ENGINE_F_KICK)
+		percs_engine_count_kick_locked(w);
 	/* Datagrams the network held back that are due now. */
 	percs_dgram_release(w->hfi->pd, w);
 	if (kick_flags & PERCS_KICK_F_IMM)
@@ -456,7 +464,8 @@ unsigned int percs_engine_next_flags(unsigned int kick_flags,
 				     unsigned int passes)
 {
 	BUILD_BUG_ON((PERCS_ENGINE_F_DRAIN | PERCS_ENGINE_F_POLLER |
-		      PERCS_ENGINE_F_SLEEPING) & PERCS_KICK_F_ALL);
+		      PERCS_ENGINE_F_SLEEPING | PERCS_ENGINE_F_KICK) &
+		     PERCS_KICK_F_ALL);
 	if (passes < PERCS_KICK_MAX_PASSES)
 		return kick_flags;
 	return (kick_flags & ~PERCS_KICK_F_IMM) | PERCS_ENGINE_F_DRAIN;
@@ -468,8 +477,10 @@ unsigned int percs_engine_next_flags(unsigned int kick_flags,
  * @w: the window
  * @kick_flags: PERCS_KICK_F_SEND and/or PERCS_KICK_F_IMM
  *
- * Process context: reschedules between passes.  Descriptors are read for
- * %PERCS_KICK_MAX_PASSES passes at most (percs_engine_next_flags()), and
+ * Process context: reschedules between passes.  The first pass counts the
+ * kick in &percs_status.kicks (one lock round trip for both).  Descriptors
+ * are read for %PERCS_KICK_MAX_PASSES passes at most
+ * (percs_engine_next_flags()), and
  * nothing runs after a fatal signal: the caller neither stays in the
  * kernel for ever because another process keeps the FIFO full, nor
  * outlives SIGKILL.  What is left waits for the next kick.
@@ -486,7 +497,8 @@ int percs_engine_kick(struct percs_window *w, unsigned int kick_flags)
 
 	for (;;) {
 		ret = percs_engine_pass(w, percs_engine_next_flags(kick_flags,
-								   passes),
+								   passes) |
+					   (passes ? 0 : PERCS_ENGINE_F_KICK),
 					&more);
 		if (ret < 0)
 			return ret;

@@ -623,8 +623,20 @@ struct percs_amo_win {
  *	packet meant for an earlier window with the same address is told apart
  * @amo: atomics (atomic.c)
  * @rcu: frees the struct after readers are gone
+ *
+ * The members are grouped by who writes them, each group from the start
+ * of a cache line: what is set at reservation (read by this window's
+ * engine and by every sender that delivers here), the send side (this
+ * window's engine passes), the receive side (the senders that deliver
+ * here, under @recv_lock), then the completions and what the packet paths
+ * do not touch.  A line that one CPU writes and another reads moves
+ * between their caches at every packet of a ping-pong.
  */
 struct percs_window {
+	/*
+	 * Written at reservation, read by this window's engine and by every
+	 * sender that delivers here: no line of it is written per packet.
+	 */
 	struct percs_hfi *hfi;
 	u32 index;
 	u32 flags;
@@ -642,20 +654,28 @@ struct percs_window {
 	struct percs_ring send;
 	struct percs_ring recv;
 	struct percs_ring imm;
+	wait_queue_head_t wq;
 
-	spinlock_t send_lock;
+	/* The send side: written by this window's engine passes only. */
+	spinlock_t send_lock ____cacheline_aligned_in_smp;
 	bool dead;
 	u64 send_head;
 	u64 send_tail;
 	u64 imm_head;
-	spinlock_t cq_lock;
-	u64 cq_tail;
+	u64 poll_beat;
+	u64 sent_polled;
+	u64 sent_kicked;
+	u64 kicks;
+	struct list_head blocked_node;
+	u32 blocked_on;
+	u64 retry_gen;
 	struct list_head rdma_ops;
 	u32 nr_rdma;
 	struct list_head landed;
 	struct percs_route_cache route;
 	struct fm_route_cursor cursor;
 
+	/* The receive side: written by the senders that deliver here. */
 	spinlock_t recv_lock ____cacheline_aligned_in_smp;
 	bool recv_dead;
 	u64 recv_tail;
@@ -664,15 +684,10 @@ struct percs_window {
 	struct list_head flight;
 	u32 nr_flight;
 
-	struct list_head blocked_node;
-	u32 blocked_on;
-	u64 retry_gen;
+	/* Both sides (completions), and what the packet paths do not touch. */
+	spinlock_t cq_lock ____cacheline_aligned_in_smp;
+	u64 cq_tail;
 	struct list_head poll_node;
-	u64 poll_beat;
-	u64 sent_polled;
-	u64 sent_kicked;
-	u64 kicks;
-	wait_queue_head_t wq;
 	struct xarray mrs;
 	atomic_t mr_gen;
 	struct percs_mr __rcu *mr_tlb[PERCS_MR_TLB_ENTRIES];
@@ -980,6 +995,11 @@ void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
  */
 #define PERCS_ENGINE_F_POLLER	(1U << 30)
 #define PERCS_ENGINE_F_SLEEPING	(1U << 29)
+/*
+ * PERCS_ENGINE_F_KICK: the first pass of a kick system call, which counts
+ * it in &percs_status.kicks under the send lock it takes anyway.
+ */
+#define PERCS_ENGINE_F_KICK	(1U << 28)
 int percs_engine_run(struct percs_window *w, unsigned int kick_flags);
 int percs_engine_kick(struct percs_window *w, unsigned int kick_flags);
 void percs_engine_wake(struct percs_dev *pd, u32 gid);

@@ -481,15 +481,18 @@ int percs_window_kick(struct percs_window *w, unsigned int flags)
 {
 	int ret;
 
-	percs_engine_count_kick(w);
 	if (flags & PERCS_KICK_F_CREDIT)
 		percs_engine_credit(w);
+	/* A kick that runs the engine counts itself in its first pass. */
 	if (w->flags & PERCS_WINDOW_F_POLL) {
+		percs_engine_count_kick(w);
 		percs_poll_kick(w->hfi);
 		return 0;
 	}
-	if (!(flags & (PERCS_KICK_F_SEND | PERCS_KICK_F_IMM)))
+	if (!(flags & (PERCS_KICK_F_SEND | PERCS_KICK_F_IMM))) {
+		percs_engine_count_kick(w);
 		return 0;
+	}
 	ret = percs_engine_kick(w, flags);
 	/* Auto: the work is done here; the thread may take over again. */
 	if (w->flags & PERCS_WINDOW_F_AUTO)
