@@ -4,7 +4,11 @@
  * the MPI layer, between ranks 0 and 1 of a percs-run job (the other
  * ranks wait in the final barrier).
  *
- *   latency  ping-pong, half round trip, median over the iterations
+ *   latency  ping-pong, half round trip, median over the iterations;
+ *            at 8 B in rounds alternating with the raw immediate-send
+ *            ping-pong between windows of the ranks' own on the same
+ *            HFIs (raw.c): rows raw_latency and pair_round (each
+ *            round's MPI median over its raw median)
  *   bw       streaming: a window of 64 MPI_Isend then one reply, bytes
  *            per second at the receiver
  *   bibw     both directions at once
@@ -12,13 +16,16 @@
  * Sizes 1 B .. 4 MiB (powers of two, and 0), after a warm-up of a tenth
  * of the iterations.  One line per size and test on stdout, as JSON:
  *   {"test":"latency","bytes":8,"value":3.35,"unit":"us"}
- * Arguments: [--quick] (fewer iterations).  The received bytes of every
+ * Arguments: [--quick] (fewer iterations), [--latency] (the latency
+ * rows only).  The received bytes of every
  * latency round are checked (exit 1 and a message when wrong).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
+
+#include "raw.h"
 
 #define MAX_SIZE	(4 << 20)
 #define WINDOW		64
@@ -46,12 +53,13 @@ static void row(const char *test, int bytes, double value, const char *unit)
 	fflush(stdout);
 }
 
-static int latency(int rank, int bytes, int iters, unsigned char *buf,
-		   double *samples)
+/* @n MPI ping-pongs of @bytes; half round trips to @samples (or none). */
+static int mpi_pingpong(int rank, int bytes, int n, unsigned char *buf,
+			double *samples)
 {
-	int i, peer = !rank, warm = iters / 10 + 1;
+	int i, peer = !rank;
 
-	for (i = -warm; i < iters; i++) {
+	for (i = 0; i < n; i++) {
 		double t = MPI_Wtime();
 
 		if (rank == 0) {
@@ -70,12 +78,60 @@ static int latency(int rank, int bytes, int iters, unsigned char *buf,
 				 MPI_STATUS_IGNORE);
 			MPI_Send(buf, bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
 		}
-		if (i >= 0)
+		if (samples)
 			samples[i] = (MPI_Wtime() - t) / 2;
 	}
-	qsort(samples, iters, sizeof(double), cmp_double);
+	return 0;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return v[n / 2];
+}
+
+static int latency(int rank, int bytes, int iters, unsigned char *buf,
+		   double *samples)
+{
+	if (mpi_pingpong(rank, bytes, iters / 10 + 1, buf, NULL) ||
+	    mpi_pingpong(rank, bytes, iters, buf, samples))
+		return 1;
 	if (rank == 0)
-		row("latency", bytes, samples[iters / 2] * 1e6, "us");
+		row("latency", bytes, median(samples, iters) * 1e6, "us");
+	return 0;
+}
+
+/*
+ * The 8-byte MPI ping-pong and the raw immediate-send one on the same
+ * HFIs, in alternating blocks of @iters round trips (PAIR_ROUNDS of each,
+ * after a warm-up of both), so that the host's load, which changes by the
+ * second on a shared machine, weighs on both alike.  Rows: "latency" and
+ * "raw_latency" (medians over all rounds) and "pair_round" (each round's
+ * MPI median over its raw median).
+ */
+#define PAIR_ROUNDS	8
+static int latency_pair(int rank, struct raw_pair *raw, int iters,
+			unsigned char *buf, double *samples)
+{
+	double *mpi_s = samples, *raw_s = samples + PAIR_ROUNDS * iters;
+	int k, warm = iters / 10 + 1;
+
+	if (mpi_pingpong(rank, 8, warm, buf, NULL) ||
+	    raw_pingpong(raw, rank, 8, warm, NULL))
+		return 1;
+	for (k = 0; k < PAIR_ROUNDS; k++)
+		if (raw_pingpong(raw, rank, 8, iters, raw_s + k * iters) ||
+		    mpi_pingpong(rank, 8, iters, buf, mpi_s + k * iters))
+			return 1;
+	if (rank)
+		return 0;
+	for (k = 0; k < PAIR_ROUNDS; k++) {
+		double m = median(mpi_s + k * iters, iters);
+
+		row("pair_round", 8, m / median(raw_s + k * iters, iters), "x");
+	}
+	row("latency", 8, median(mpi_s, PAIR_ROUNDS * iters) * 1e6, "us");
+	row("raw_latency", 8, median(raw_s, PAIR_ROUNDS * iters) * 1e6, "us");
 	return 0;
 }
 
@@ -117,20 +173,27 @@ static void bandwidth(int rank, int bytes, int iters, unsigned char *sbuf,
 
 int main(int argc, char **argv)
 {
-	int rank, size, base = 1000, bytes, bad = 0;
+	int rank, size, base = 1000, bytes, bad = 0, lat_only = 0, i;
 	unsigned char *sbuf, *rbuf;
+	struct raw_pair *raw = NULL;
 	double *samples;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (argc > 1 && !strcmp(argv[1], "--quick"))
-		base = 100;
-	else if (argc > 1) {
-		if (rank == 0)
-			fprintf(stderr, "usage: percs-run -n 2 percs-mpi-bench [--quick]\n");
-		MPI_Finalize();
-		return 2;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			base = 100;
+		} else if (!strcmp(argv[i], "--latency")) {
+			lat_only = 1;
+		} else {
+			if (rank == 0)
+				fprintf(stderr, "percs-mpi-bench: unknown argument '%s'\n"
+					"usage: percs-run -n 2 percs-mpi-bench [--quick] [--latency]\n",
+					argv[i]);
+			MPI_Finalize();
+			return 2;
+		}
 	}
 	if (size < 2) {
 		if (rank == 0)
@@ -140,25 +203,31 @@ int main(int argc, char **argv)
 	}
 	sbuf = malloc(MAX_SIZE);
 	rbuf = malloc(MAX_SIZE);
-	samples = malloc(sizeof(double) * base);
+	/* The pair phase keeps every round's samples, MPI and raw. */
+	samples = malloc(sizeof(double) * base * 2 * PAIR_ROUNDS);
 	if (!sbuf || !rbuf || !samples) {
 		fprintf(stderr, "percs-mpi-bench: out of memory\n");
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	memset(sbuf, 1, MAX_SIZE);
+	if (rank < 2 && raw_open(rank, &raw))
+		MPI_Abort(MPI_COMM_WORLD, 1);
 	if (rank < 2) {
 		for (bytes = 0; bytes <= MAX_SIZE && !bad; bytes = bytes ? bytes * 2 : 1)
-			bad = latency(rank, bytes, iters_for(bytes, base), rbuf, samples);
-		for (bytes = 1; bytes <= MAX_SIZE && !bad; bytes *= 2)
+			bad = bytes == 8 ?
+			      latency_pair(rank, raw, base, rbuf, samples) :
+			      latency(rank, bytes, iters_for(bytes, base), rbuf, samples);
+		for (bytes = 1; bytes <= MAX_SIZE && !bad && !lat_only; bytes *= 2)
 			bandwidth(rank, bytes, iters_for(bytes, base / 10 > 2 ? base / 10 : 2),
 				  sbuf, rbuf, 0);
-		for (bytes = 1; bytes <= MAX_SIZE && !bad; bytes *= 2)
+		for (bytes = 1; bytes <= MAX_SIZE && !bad && !lat_only; bytes *= 2)
 			bandwidth(rank, bytes, iters_for(bytes, base / 10 > 2 ? base / 10 : 2),
 				  sbuf, rbuf, 1);
 	}
 	if (bad)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	MPI_Barrier(MPI_COMM_WORLD);
+	raw_close(raw);
 	free(sbuf);
 	free(rbuf);
 	free(samples);

@@ -20,10 +20,15 @@ MSGB_PLOT := $(BUILD)/tools/percs_plot.py
 all: msgbench
 msgbench: $(MSGB_BIN) $(MSGB_SCRIPT) $(MSGB_PLOT) bench run-tool
 
-$(MSGB_BIN): $(SRC)/tools/msgbench/mpi-bench.c $(PERCS_CC) $(MPI_LIB) $(MSG_LIB) \
-	     $(BUILD)/lib/libpercs.a $(SRC)/include/mpi/mpi.h
+# raw.c drives libpercs directly (the raw ping-pong beside the MPI one).
+MSGB_SRCS := $(SRC)/tools/msgbench/mpi-bench.c $(SRC)/tools/msgbench/raw.c
+
+$(MSGB_BIN): $(MSGB_SRCS) $(SRC)/tools/msgbench/raw.h $(PERCS_CC) $(MPI_LIB) \
+	     $(MSG_LIB) $(BUILD)/lib/libpercs.a $(SRC)/include/mpi/mpi.h \
+	     $(SRC)/lib/percs.h
 	@mkdir -p $(@D)
-	$(PERCS_CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g -o $@ $<
+	$(PERCS_CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g \
+		-I$(SRC)/lib -I$(SRC)/include/uapi -o $@ $(MSGB_SRCS)
 
 $(MSGB_SCRIPT): $(SRC)/tools/msgbench/percs-msg-bench
 	@mkdir -p $(@D)
