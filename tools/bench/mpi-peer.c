@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 	}
 	for (i = a; i < argc && !bad; i++) {
 		if (!strcmp(argv[i], "coll")) {
-			bad = collectives(rank, size, quick ? 10 : 100);
+			bad = collectives(rank, size, quick ? 50 : 100);
 			continue;
 		}
 		if (size < 2) {
