@@ -425,8 +425,10 @@ const volatile struct percs_clock *percs_window_clock(const struct percs_window 
  * Memory registration (the NMMU).  A window registers part of the
  * process's address space with access rights and gets a handle; RDMA and
  * atomic operations name (window, handle, address).  The pages stay pinned
- * until percs_mr_dereg() or the window's release, and count against
- * RLIMIT_MEMLOCK unless the process has CAP_IPC_LOCK.
+ * until percs_mr_dereg() or the window's release (with PERCS_MR_F_INVALIDATE,
+ * percs_mr_reg_flags(): or until the process's mapping of the range
+ * changes), and count against RLIMIT_MEMLOCK unless the process has
+ * CAP_IPC_LOCK.
  */
 
 /**
