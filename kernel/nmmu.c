@@ -436,6 +436,8 @@ int percs_mr_atomic64(struct percs_mr *mr, u64 addr, bool cmp_swap, u64 a,
  * more than RLIMIT_MEMLOCK pinned without CAP_IPC_LOCK, or out of memory;
  * -EDQUOT when the caller's user holds max_mrs_per_user registrations;
  * -ENOSPC when the window holds %PERCS_MR_MAX_PER_WINDOW registrations;
+ * -EOPNOTSUPP for %PERCS_MR_F_INVALIDATE on a kernel without MMU
+ * notifiers; -EAGAIN when the range kept changing while being pinned;
  * another error of pin_user_pages() (-EOPNOTSUPP for file DAX).
  */
 int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,

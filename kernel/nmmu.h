@@ -96,6 +96,7 @@ struct percs_mr *percs_mr_get(struct percs_window *w, u32 handle, u64 addr,
 			      u64 len, u32 access);
 void percs_mr_release(struct percs_mr *mr);
 void percs_mr_discard(struct percs_mr *mr);
+#ifdef CONFIG_MMU_NOTIFIER
 struct percs_mr *percs_mrn_create(struct percs_window *w, u64 addr,
 				  u64 length, u32 access);
 void percs_mrn_publish(struct percs_window *w, struct percs_mr *mr);
@@ -103,6 +104,22 @@ void percs_mrn_stop(struct percs_mr *mr);
 void percs_mrn_free(struct percs_mr *mr);
 void percs_mrn_window_init(struct percs_window *w);
 void percs_mrn_window_fini(struct percs_window *w);
+#else
+/* Without MMU notifiers no registration can follow the address space. */
+static inline struct percs_mr *percs_mrn_create(struct percs_window *w,
+						u64 addr, u64 length,
+						u32 access)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static inline void percs_mrn_publish(struct percs_window *w,
+				     struct percs_mr *mr) {}
+static inline void percs_mrn_stop(struct percs_mr *mr) {}
+static inline void percs_mrn_free(struct percs_mr *mr) {}
+static inline void percs_mrn_window_init(struct percs_window *w) {}
+static inline void percs_mrn_window_fini(struct percs_window *w) {}
+#endif
 void percs_mr_hold(struct percs_mr *mr);
 int percs_mr_copy_to(struct percs_mr *mr, u64 addr, const void *src,
 		     size_t len);

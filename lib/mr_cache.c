@@ -59,6 +59,9 @@ struct lp_mrc_entry {
  * @max_bytes: bound on @bytes
  * @clock: uses so far (the LRU's clock)
  * @seen: percs_status.mr_invalidated as last read
+ * @off: the kernel cannot end registrations (EOPNOTSUPP: no MMU
+ *	notifiers): nothing is cached, each get registers and its put
+ *	deregisters
  * @st: the counters percs_mr_cache_stats() reports
  */
 struct percs_mr_cache {
@@ -70,6 +73,7 @@ struct percs_mr_cache {
 	size_t max_bytes;
 	uint64_t clock;
 	uint64_t seen;
+	bool off;
 	struct percs_mr_cache_stats st;
 };
 
@@ -233,12 +237,19 @@ int percs_mr_cache_get(struct percs_mr_cache *c, const void *addr,
 	/* Whole pages: the pins are the same, and neighbours hit too. */
 	start = a & ~(uintptr_t)(LP_PAGE - 1);
 	end = (a + len + LP_PAGE - 1) & ~(uintptr_t)(LP_PAGE - 1);
-	if (end - start > PERCS_MR_MAX_LENGTH || !make_room(c, end - start)) {
-		/* Too big, or every entry is held: not cached. */
+	if (c->off || end - start > PERCS_MR_MAX_LENGTH ||
+	    !make_room(c, end - start)) {
+uncached:
+		/* Too big, every entry held, or no kernel help: not cached. */
 		c->st.uncached++;
 		return percs_mr_reg(c->w, (void *)addr, len, access, handle);
 	}
 	ret = cache_register(c, start, end - start, access, handle);
+	if (ret == -EOPNOTSUPP) {
+		/* Reuse would be unsafe without the kernel's reports. */
+		c->off = true;
+		goto uncached;
+	}
 	if (ret)
 		return ret;
 	e = &c->e[c->n++];

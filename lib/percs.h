@@ -544,6 +544,9 @@ int percs_mr_cache_new(struct percs_window *w, size_t max_entries,
  * reached, the least recently used registration nobody holds is
  * deregistered; when every one is held, the new one is not cached.  Above
  * RLIMIT_MEMLOCK the cache deregisters what nobody holds and tries again.
+ * On a kernel that cannot end registrations (PERCS_MR_F_INVALIDATE gives
+ * -EOPNOTSUPP: no MMU notifiers) nothing is cached: each get registers,
+ * each put deregisters.
  *
  * Return: 0; -EINVAL for a NULL @c or @handle, a zero or too large @len,
  * a range that wraps, unknown @access bits; or an error of

@@ -69,6 +69,9 @@ FIXTURE(regcache) {
 
 FIXTURE_SETUP(regcache)
 {
+	uint32_t h;
+	int ret;
+
 	PT_REQUIRE_DEVICE();
 	self->key = pt_new_key();
 	ASSERT_EQ(0, pt_side_open(&self->rd, 0, 0, self->key, READER_LEN,
@@ -76,6 +79,13 @@ FIXTURE_SETUP(regcache)
 	ASSERT_EQ(0, pt_side_open(&self->src, 1, 1, self->key, PAGE,
 				  PERCS_ACCESS_REMOTE_READ, PT_SIDE_PREFAULT));
 	ASSERT_EQ(0, percs_mr_cache_new(self->src.w, 0, 0, &self->c));
+	/* A kernel without MMU notifiers (the debug kernels) cannot. */
+	ret = percs_mr_reg_flags(self->src.w, self->src.buf, PAGE, 0,
+				 PERCS_MR_F_INVALIDATE, &h);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "kernel without MMU notifiers: EOPNOTSUPP");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, percs_mr_dereg(self->src.w, h));
 	self->regs0 = pt_live_field("registrations");
 	self->pages0 = pt_live_field("pinned_pages");
 }

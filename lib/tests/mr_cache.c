@@ -180,6 +180,37 @@ static void test_cache_bound(void)
 	free(buf);
 }
 
+/* A kernel that cannot end registrations: nothing cached, nothing reused. */
+static void test_cache_no_kernel_help(void)
+{
+	char dir[] = "/tmp/percs-unit-XXXXXX";
+	uint8_t *buf = aligned_alloc(PG, PG);
+	struct percs_mr_cache *c = NULL;
+	struct percs_status *st;
+	struct percs_hfi *hfi;
+	struct percs_window *w = cache_window(&hfi, dir, &st);
+	uint32_t h1 = 0, h2 = 0;
+
+	REQUIRE(w && buf);
+	REQUIRE(percs_mr_cache_new(w, 0, 0, &c) == 0);
+	R.mr_no_invalidate = true;
+	CHECK_EQ(percs_mr_cache_get(c, buf, PG, 0, &h1), 0);
+	CHECK_EQ(R.mr_seen.flags, 0);
+	CHECK_EQ(percs_mr_cache_put(c, h1), 0);
+	CHECK(R.mr_live[h1 & 0xffff] != h1);	/* deregistered at its put */
+	CHECK_EQ(percs_mr_cache_get(c, buf, PG, 0, &h2), 0);
+	CHECK(h2 != h1);
+	CHECK_EQ(percs_mr_cache_put(c, h2), 0);
+	CHECK_EQ(stats_of(c).hits, 0);
+	CHECK_EQ(stats_of(c).uncached, 2);
+	CHECK_EQ(stats_of(c).entries, 0);
+	R.mr_no_invalidate = false;
+	percs_mr_cache_free(c);
+	percs_window_release(w);
+	percs_hfi_close(hfi);
+	free(buf);
+}
+
 /* Bad arguments never reach the kernel; kernel errors come back. */
 static void test_cache_errors(void)
 {
@@ -224,6 +255,7 @@ const struct unit_test mr_cache_tests[] = {
 	{ "mr cache: hits inside a registration, whole pages, rights respected", test_cache_hits },
 	{ "mr cache: reported handles forgotten, held ones at their put, overrun forgets all", test_cache_invalidation },
 	{ "mr cache: LRU eviction, held entries stay, the overflow uncached", test_cache_bound },
+	{ "mr cache: a kernel without MMU notifiers: nothing cached or reused", test_cache_no_kernel_help },
 	{ "mr cache: bad arguments never reach the kernel, its errors come back", test_cache_errors },
 	{ NULL, NULL }
 };
