@@ -208,6 +208,7 @@ static void percs_mr_free(struct percs_mr *mr)
 
 	unpin_user_pages_dirty_lock(mr->pages, mr->npages,
 				    mr->access & PERCS_ACCESS_WRITES);
+	percs_mrn_free(mr);
 	mmdrop(mr->mm);
 	atomic_long_sub(mr->npages, &pd->live_pinned_pages);
 	atomic_dec(&pd->live_mrs);
@@ -241,6 +242,18 @@ void percs_mr_release(struct percs_mr *mr)
 	percs_mr_uncharge(mr, mr->mm);
 	percs_quota_uncharge(mr->pd, mr->quota, PERCS_QUOTA_MRS);
 	call_rcu(&mr->rcu, percs_mr_free_rcu);
+}
+
+/**
+ * percs_mr_discard() - undo percs_mr_create() of a registration never
+ *	published
+ * @mr: the registration, with its one reference; process context
+ */
+void percs_mr_discard(struct percs_mr *mr)
+{
+	percs_mr_uncharge(mr, mr->mm);
+	percs_quota_uncharge(mr->pd, mr->quota, PERCS_QUOTA_MRS);
+	percs_mr_free(mr);
 }
 
 /**
@@ -412,14 +425,19 @@ int percs_mr_atomic64(struct percs_mr *mr, u64 addr, bool cmp_swap, u64 a,
  * space, so a failure leaves nothing behind: nothing pinned, nothing
  * charged, no handle.
  *
- * Return: 0; -EINVAL for non-zero flags or handle, unknown access bits, a
- * zero length, one above %PERCS_MR_MAX_LENGTH or a range that wraps;
+ * With %PERCS_MR_F_INVALIDATE the registration follows the address space
+ * (nmmu_notify.c).
+ *
+ * Return: 0; -EINVAL for flags other than %PERCS_MR_F_INVALIDATE, a
+ * non-zero handle, unknown access bits, a zero length, one above %PERCS_MR_MAX_LENGTH or a range that wraps;
  * -EFAULT for a range outside the user address space or not mapped with
  * the access asked; -ENOMEM when the caller's user (all its processes and
  * the registrations they made, wherever the windows went since) would hold
  * more than RLIMIT_MEMLOCK pinned without CAP_IPC_LOCK, or out of memory;
  * -EDQUOT when the caller's user holds max_mrs_per_user registrations;
  * -ENOSPC when the window holds %PERCS_MR_MAX_PER_WINDOW registrations;
+ * -EOPNOTSUPP for %PERCS_MR_F_INVALIDATE on a kernel without MMU
+ * notifiers; -EAGAIN when the range kept changing while being pinned;
  * another error of pin_user_pages() (-EOPNOTSUPP for file DAX).
  */
 int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
@@ -430,7 +448,7 @@ int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
 	u32 slot;
 	int ret;
 
-	if (req->flags || req->handle)
+	if ((req->flags & ~PERCS_MR_F_INVALIDATE) || req->handle)
 		return -EINVAL;
 	ret = percs_mr_check_range(req->addr, req->length, req->access);
 	if (ret)
@@ -441,7 +459,10 @@ int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
 		       XA_LIMIT(1, PERCS_MR_MAX_PER_WINDOW), GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret == -EBUSY ? -ENOSPC : ret;
-	mr = percs_mr_create(pd, req->addr, req->length, req->access);
+	if (req->flags & PERCS_MR_F_INVALIDATE)
+		mr = percs_mrn_create(w, req->addr, req->length, req->access);
+	else
+		mr = percs_mr_create(pd, req->addr, req->length, req->access);
 	if (IS_ERR(mr)) {
 		xa_erase(&w->mrs, slot);
 		return PTR_ERR(mr);
@@ -458,13 +479,14 @@ int percs_mr_register(struct percs_window *w, struct percs_mr_register *req,
 	ret = xa_err(xa_store(&w->mrs, slot, mr, GFP_KERNEL_ACCOUNT));
 	if (ret)
 		goto out_unpublished;
+	if (mr->notify)
+		percs_mrn_publish(w, mr);
 	return 0;
 
 out_unpublished:
 	xa_erase(&w->mrs, slot);
-	percs_mr_uncharge(mr, mr->mm);
-	percs_quota_uncharge(pd, mr->quota, PERCS_QUOTA_MRS);
-	percs_mr_free(mr);
+	percs_mrn_stop(mr);
+	percs_mr_discard(mr);
 	return ret;
 }
 
@@ -477,8 +499,8 @@ out_unpublished:
  * when the last transfer using them drops its reference.
  *
  * Return: 0; -EINVAL for non-zero flags or reserved; -ENOENT when the
- * window has no registration with this handle (never had, or it was
- * deregistered).
+ * window has no registration with this handle (never had, it was
+ * deregistered, or it was invalidated).
  */
 int percs_mr_deregister(struct percs_window *w,
 			const struct percs_mr_deregister *req)
@@ -490,12 +512,14 @@ int percs_mr_deregister(struct percs_window *w,
 		return -EINVAL;
 	xa_lock(&w->mrs);
 	mr = xa_load(&w->mrs, slot);
-	if (!mr || mr->handle != req->handle) {
+	/* Dead here: invalidated, its own teardown is queued. */
+	if (!mr || mr->handle != req->handle || READ_ONCE(mr->dead)) {
 		xa_unlock(&w->mrs);
 		return -ENOENT;
 	}
 	__xa_erase(&w->mrs, slot);
 	xa_unlock(&w->mrs);
+	percs_mrn_stop(mr);
 	percs_mr_unpublish(w, mr);
 	percs_mr_put(mr);
 	return 0;
@@ -689,6 +713,7 @@ int percs_mr_copy_mr(struct percs_mr *dst, u64 daddr, struct percs_mr *src,
 void percs_mr_window_init(struct percs_window *w)
 {
 	xa_init_flags(&w->mrs, XA_FLAGS_ALLOC);
+	percs_mrn_window_init(w);
 }
 
 /**
@@ -704,11 +729,15 @@ void percs_mr_window_fini(struct percs_window *w)
 	unsigned long slot;
 
 	xa_for_each(&w->mrs, slot, mr) {
-		xa_erase(&w->mrs, slot);
+		/* An invalidation's work may have taken it meanwhile. */
+		if (xa_cmpxchg(&w->mrs, slot, mr, NULL, 0) != mr)
+			continue;
+		percs_mrn_stop(mr);
 		percs_mr_unpublish(w, mr);
 		percs_mr_put(mr);
 		cond_resched();
 	}
+	percs_mrn_window_fini(w);
 	xa_destroy(&w->mrs);
 }
 

@@ -33,7 +33,11 @@
  * @work: the release after the grace period (unpinning may sleep)
  * @rcu: the pages and the struct are freed after the uses under RCU are
  *	done with them
- * @dead: deregistered (or its window released): lookups fail
+ * @dead: deregistered (or its window released, or invalidated): lookups
+ *	fail
+ * @notify: the notifier of a %PERCS_MR_F_INVALIDATE registration, or NULL
+ *	(nmmu_notify.c)
+ * @notify_seq: the notifier's sequence when the pages were pinned
  *
  * Everything but @ref and @dead is fixed before the registration is
  * published.
@@ -53,6 +57,8 @@ struct percs_mr {
 	struct percs_dev *pd;
 	struct work_struct work;
 	struct rcu_head rcu;
+	struct percs_mr_notify *notify;
+	unsigned long notify_seq;
 };
 
 /* Is [@addr, @addr + @len) inside the registration (no wrap-around)? */
@@ -89,6 +95,31 @@ struct percs_mr *percs_mr_find_rcu(struct percs_window *w, u32 handle);
 struct percs_mr *percs_mr_get(struct percs_window *w, u32 handle, u64 addr,
 			      u64 len, u32 access);
 void percs_mr_release(struct percs_mr *mr);
+void percs_mr_discard(struct percs_mr *mr);
+#ifdef CONFIG_MMU_NOTIFIER
+struct percs_mr *percs_mrn_create(struct percs_window *w, u64 addr,
+				  u64 length, u32 access);
+void percs_mrn_publish(struct percs_window *w, struct percs_mr *mr);
+void percs_mrn_stop(struct percs_mr *mr);
+void percs_mrn_free(struct percs_mr *mr);
+void percs_mrn_window_init(struct percs_window *w);
+void percs_mrn_window_fini(struct percs_window *w);
+#else
+/* Without MMU notifiers no registration can follow the address space. */
+static inline struct percs_mr *percs_mrn_create(struct percs_window *w,
+						u64 addr, u64 length,
+						u32 access)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static inline void percs_mrn_publish(struct percs_window *w,
+				     struct percs_mr *mr) {}
+static inline void percs_mrn_stop(struct percs_mr *mr) {}
+static inline void percs_mrn_free(struct percs_mr *mr) {}
+static inline void percs_mrn_window_init(struct percs_window *w) {}
+static inline void percs_mrn_window_fini(struct percs_window *w) {}
+#endif
 void percs_mr_hold(struct percs_mr *mr);
 int percs_mr_copy_to(struct percs_mr *mr, u64 addr, const void *src,
 		     size_t len);

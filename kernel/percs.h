@@ -619,6 +619,10 @@ struct percs_amo_win {
  * @mr_gen: registrations made, the generation part of new handles
  * @mr_tlb: the translation cache: registrations looked up last, by handle
  *	slot (nmmu.c)
+ * @mr_inval_lock: orders the reports of ended registrations in @st and
+ *	their notifiers' state (nmmu_notify.c)
+ * @mr_inval_count: registrations reported ended (published in @st)
+ * @mr_inval_pending: teardown work items queued and not yet done
  * @inst: this window's instance, unique over the module's life: a
  *	packet meant for an earlier window with the same address is told apart
  * @amo: atomics (atomic.c)
@@ -691,6 +695,9 @@ struct percs_window {
 	struct xarray mrs;
 	atomic_t mr_gen;
 	struct percs_mr __rcu *mr_tlb[PERCS_MR_TLB_ENTRIES];
+	spinlock_t mr_inval_lock;
+	u64 mr_inval_count;
+	atomic_t mr_inval_pending;
 	u64 inst;
 	struct percs_amo_win amo;
 	struct rcu_head rcu;

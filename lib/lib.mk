@@ -19,7 +19,7 @@ LIBPERCS_VERSION := 1.7.0
 LIBPERCS_SONAME := libpercs.so.1
 
 LIB_OUT := $(BUILD)/lib
-LIB_SRCS := hfi.c auto.c job.c fifo.c imm.c cq.c clock.c mr.c rdma.c atomic.c pgas.c \
+LIB_SRCS := hfi.c auto.c job.c fifo.c imm.c cq.c clock.c mr.c mr_cache.c rdma.c atomic.c pgas.c \
 	coll.c cau.c cau_shape.c cau_tree.c coll_sw.c coll_sched.c
 LIB_HDRS := $(SRC)/lib/percs.h $(SRC)/lib/internal.h \
 	    $(SRC)/include/uapi/linux/percs.h \

@@ -11,12 +11,19 @@
 int percs_mr_reg(struct percs_window *w, void *addr, size_t len,
 		 uint32_t access, uint32_t *handle)
 {
+	return percs_mr_reg_flags(w, addr, len, access, 0, handle);
+}
+
+int percs_mr_reg_flags(struct percs_window *w, void *addr, size_t len,
+		       uint32_t access, uint32_t flags, uint32_t *handle)
+{
 	struct percs_mr_register r;
 
 	if (!w || !handle)
 		return -EINVAL;
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
+	r.flags = flags;
 	r.access = access;
 	r.addr = (uint64_t)(uintptr_t)addr;
 	r.length = len;

@@ -425,8 +425,10 @@ const volatile struct percs_clock *percs_window_clock(const struct percs_window 
  * Memory registration (the NMMU).  A window registers part of the
  * process's address space with access rights and gets a handle; RDMA and
  * atomic operations name (window, handle, address).  The pages stay pinned
- * until percs_mr_dereg() or the window's release, and count against
- * RLIMIT_MEMLOCK unless the process has CAP_IPC_LOCK.
+ * until percs_mr_dereg() or the window's release (with PERCS_MR_F_INVALIDATE,
+ * percs_mr_reg_flags(): or until the process's mapping of the range
+ * changes), and count against RLIMIT_MEMLOCK unless the process has
+ * CAP_IPC_LOCK.
  */
 
 /**
@@ -460,6 +462,127 @@ int percs_mr_reg(struct percs_window *w, void *addr, size_t len,
  * it was deregistered); -EINVAL for a NULL @w.
  */
 int percs_mr_dereg(struct percs_window *w, uint32_t handle);
+
+/**
+ * percs_mr_reg_flags() - percs_mr_reg() with PERCS_MR_F_* flags
+ * @w: as percs_mr_reg()
+ * @addr: as percs_mr_reg()
+ * @len: as percs_mr_reg()
+ * @access: as percs_mr_reg()
+ * @flags: 0 or PERCS_MR_F_INVALIDATE: the kernel ends the registration
+ *	when the process's mapping of the range changes and reports its
+ *	handle in the status page (percs_status.mr_invalidated)
+ * @handle: as percs_mr_reg()
+ *
+ * Return: as percs_mr_reg(); -EINVAL for unknown @flags; -EAGAIN when the
+ * range's mapping kept changing while it was being pinned.
+ */
+int percs_mr_reg_flags(struct percs_window *w, void *addr, size_t len,
+		       uint32_t access, uint32_t flags, uint32_t *handle);
+
+/*
+ * The registration cache.  Registering and deregistering a large buffer
+ * for every transfer costs more than moving it; the cache keeps
+ * registrations (PERCS_MR_F_INVALIDATE) once their users are done and
+ * hands them out again for ranges they cover.  Before every lookup it reads
+ * the handles the kernel reported ended in the status page, so a buffer
+ * unmapped and mapped anew at the same address (munmap, mremap, free and
+ * malloc of a large block, MADV_DONTNEED) is registered again, never
+ * reused.  A cache serves one thread at a time (the caller serialises).
+ */
+struct percs_mr_cache;
+
+/**
+ * struct percs_mr_cache_stats - what a registration cache did
+ * @hits: lookups served by a cached registration
+ * @misses: lookups that registered
+ * @uncached: of those, registrations not cached (too large, or every
+ *	entry held): the put deregisters them
+ * @evictions: cached registrations deregistered to make room (a bound, or
+ *	RLIMIT_MEMLOCK)
+ * @invalidated: cached registrations the kernel ended (the mapping changed)
+ * @overruns: times the cache fell behind the kernel's report and forgot
+ *	every entry
+ * @entries: cached registrations now
+ * @bytes: bytes they register now
+ */
+struct percs_mr_cache_stats {
+	uint64_t hits;
+	uint64_t misses;
+	uint64_t uncached;
+	uint64_t evictions;
+	uint64_t invalidated;
+	uint64_t overruns;
+	uint64_t entries;
+	uint64_t bytes;
+};
+
+/**
+ * percs_mr_cache_new() - a registration cache for a window
+ * @w: the window the registrations are made with
+ * @max_entries: registrations kept at most; 0 means 64
+ * @max_bytes: bytes they may register at most (pinned, and charged to
+ *	RLIMIT_MEMLOCK like any registration); 0 means 256 MiB
+ * @out: the cache
+ *
+ * Return: 0; -EINVAL for a NULL @w or @out; -ENOMEM.
+ */
+int percs_mr_cache_new(struct percs_window *w, size_t max_entries,
+		       size_t max_bytes, struct percs_mr_cache **out);
+
+/**
+ * percs_mr_cache_get() - a registration covering a range, cached or new
+ * @c: the cache
+ * @addr: first byte
+ * @len: bytes, 1 .. PERCS_MR_MAX_LENGTH
+ * @access: PERCS_ACCESS_* rights needed (a cached registration granting
+ *	more serves too)
+ * @handle: set to the registration's handle; give it back with
+ *	percs_mr_cache_put() when the transfers using it are done
+ *
+ * A new registration covers the pages of the range.  When the bounds are
+ * reached, the least recently used registration nobody holds is
+ * deregistered; when every one is held, the new one is not cached.  Above
+ * RLIMIT_MEMLOCK the cache deregisters what nobody holds and tries again.
+ * On a kernel that cannot end registrations (PERCS_MR_F_INVALIDATE gives
+ * -EOPNOTSUPP: no MMU notifiers) nothing is cached: each get registers,
+ * each put deregisters.
+ *
+ * Return: 0; -EINVAL for a NULL @c or @handle, a zero or too large @len,
+ * a range that wraps, unknown @access bits; or an error of
+ * percs_mr_reg_flags().
+ */
+int percs_mr_cache_get(struct percs_mr_cache *c, const void *addr,
+		       size_t len, uint32_t access, uint32_t *handle);
+
+/**
+ * percs_mr_cache_put() - done with a registration percs_mr_cache_get() gave
+ * @c: the cache
+ * @handle: the handle it gave
+ *
+ * The registration stays cached (unless the kernel ended it meanwhile, or
+ * it was not cached: then it is deregistered).
+ *
+ * Return: 0; -EINVAL for a NULL @c; -ENOENT for a handle the cache never
+ * gave (or gave back already).
+ */
+int percs_mr_cache_put(struct percs_mr_cache *c, uint32_t handle);
+
+/**
+ * percs_mr_cache_stats() - a cache's counters
+ * @c: the cache
+ * @st: filled in
+ *
+ * Return: 0, or -EINVAL for a NULL argument.
+ */
+int percs_mr_cache_stats(const struct percs_mr_cache *c,
+			 struct percs_mr_cache_stats *st);
+
+/**
+ * percs_mr_cache_free() - deregister what a cache holds and free it
+ * @c: the cache (NULL: nothing); no registration of it may be in use
+ */
+void percs_mr_cache_free(struct percs_mr_cache *c);
 
 /*
  * RDMA.  An operation is a %PERCS_PKT_RDMA descriptor composed in the send

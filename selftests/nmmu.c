@@ -306,7 +306,8 @@ TEST_F(nm, bad_register_inputs)
 		uint64_t addr, len;
 		int err;
 	} c[] = {
-		{ "flags", 1, 0, 0, (uintptr_t)self->buf, PAGE, -EINVAL },
+		{ "unknown flag", 2, 0, 0, (uintptr_t)self->buf, PAGE,
+		  -EINVAL },
 		{ "flags bit 31", 1U << 31, 0, 0, (uintptr_t)self->buf, PAGE,
 		  -EINVAL },
 		{ "handle in", 0, 0, 1, (uintptr_t)self->buf, PAGE, -EINVAL },

@@ -37,6 +37,7 @@ int percs_msg_open(struct percs_window *w, unsigned int rank,
 {
 	struct percs_addr me;
 	struct percs_msg *m;
+	int ret;
 
 	if (!w || !peers || !out || rank >= size)
 		return -EINVAL;
@@ -58,6 +59,13 @@ int percs_msg_open(struct percs_window *w, unsigned int rank,
 	}
 	memcpy(m->addrs, peers, sizeof(*peers) * size);
 	m->w = w;
+	ret = pm_rcache_open(m);
+	if (ret) {
+		free(m->addrs);
+		free(m->peers);
+		free(m);
+		return ret;
+	}
 	m->rank = rank;
 	m->size = size;
 	m->eager_max = attr && attr->eager_max ? attr->eager_max :
@@ -106,7 +114,7 @@ static void orphans_free(struct percs_msg *m, struct pm_link *h)
 			continue;
 		pm_list_del(&r->link);
 		if (r->mr)
-			percs_mr_dereg(m->w, r->mr);
+			pm_mr_put(m, r->mr);
 		free(r);
 	}
 }
@@ -164,6 +172,7 @@ int percs_msg_close(struct percs_msg *m)
 		m->free_reqs = (struct percs_msg_req *)r->link.next;
 		free(r);
 	}
+	percs_mr_cache_free(m->rcache);
 	free(m->peers);
 	free(m->failed);
 	free(m->addrs);

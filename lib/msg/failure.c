@@ -41,7 +41,7 @@ static void req_fail(struct percs_msg_req *r, int src)
 {
 	pm_list_del(&r->link);
 	if (r->mr)
-		percs_mr_dereg(r->m->w, r->mr);
+		pm_mr_put(r->m, r->mr);
 	r->mr = 0;
 	r->status.source = src;
 	r->status.tag = r->tag;

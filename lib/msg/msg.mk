@@ -11,7 +11,7 @@
 # "Messaging layer"): the driver library stays the thin HFI layer, and
 # programs that only drive windows do not carry the protocol.
 
-MSG_SRCS := endpoint.c wire.c send.c recv.c job.c failure.c
+MSG_SRCS := endpoint.c wire.c send.c recv.c job.c failure.c rcache.c
 MSG_HDRS := $(SRC)/lib/msg/percs_msg.h $(SRC)/lib/msg/msg_internal.h \
 	$(SRC)/lib/msg/pmi.h $(SRC)/lib/percs.h $(SRC)/include/uapi/linux/percs.h
 MSG_CFLAGS := $(CFLAGS_COMMON) -D_FILE_OFFSET_BITS=64 -I$(SRC)/lib/msg

@@ -267,7 +267,17 @@ struct percs_msg {
 	unsigned int watch_tick;
 	uint64_t watch_last;
 	struct percs_msg_counters cnt;
+	struct percs_mr_cache *rcache;
 };
+
+/*
+ * rcache.c: the rendezvous's registrations, through the endpoint's
+ * registration cache (NULL: none, each message registers).
+ */
+int pm_rcache_open(struct percs_msg *m);
+int pm_mr_get(struct percs_msg *m, void *buf, size_t len, uint32_t access,
+	      uint32_t *handle);
+void pm_mr_put(struct percs_msg *m, uint32_t handle);
 
 /* endpoint.c */
 struct pm_peer *pm_peer_new(struct percs_msg *m, unsigned int rank);

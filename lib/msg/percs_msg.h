@@ -107,8 +107,9 @@ size_t percs_msg_eager_limit(void);
  * @attr: tunables, or NULL for the defaults
  * @out: the endpoint
  * Return: 0; -EINVAL for a NULL pointer, @rank >= @size, @peers[@rank]
- * not @w's address, or @attr->eager_max above percs_msg_eager_limit();
- * -ENOMEM.
+ * not @w's address, @attr->eager_max above percs_msg_eager_limit(), or
+ * PERCS_MSG_RCACHE or PERCS_MSG_RCACHE_MB not a number (the rendezvous's
+ * registration cache, lib/msg/rcache.c); -ENOMEM.
  */
 int percs_msg_open(struct percs_window *w, unsigned int rank,
 		   unsigned int size, const struct percs_addr *peers,

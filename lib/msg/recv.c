@@ -271,15 +271,15 @@ int pm_reads_start(struct percs_msg *m)
 				return ret;
 			continue;
 		}
-		ret = percs_mr_reg(m->w, r->buf, n, PERCS_ACCESS_LOCAL_WRITE,
-				   &r->mr);
+		ret = pm_mr_get(m, r->buf, n, PERCS_ACCESS_LOCAL_WRITE,
+				&r->mr);
 		if (ret)
 			return ret;
 		ret = percs_rdma_read(m->w, &m->addrs[r->rts.src],
 				      r->rts_buf.handle, r->rts_buf.addr,
 				      r->mr, r->buf, n, 0, (uintptr_t)r);
 		if (ret) {
-			percs_mr_dereg(m->w, r->mr);
+			pm_mr_put(m, r->mr);
 			r->mr = 0;
 			return ret;	/* -EAGAIN: retried next round */
 		}
@@ -308,7 +308,7 @@ static int read_done(struct percs_msg *m, struct percs_msg_req *r, int res)
 
 	pm_list_del(&r->link);
 	m->reads--;
-	percs_mr_dereg(m->w, r->mr);
+	pm_mr_put(m, r->mr);
 	r->mr = 0;
 	status_set(r, &r->rts, res ? 0 : n);
 	if (res)

@@ -35,8 +35,8 @@ static int send_rts(struct percs_msg *m, struct percs_msg_req *r,
 	int ret;
 
 	if (r->len) {
-		ret = percs_mr_reg(m->w, r->buf, r->len,
-				   PERCS_ACCESS_REMOTE_READ, &r->mr);
+		ret = pm_mr_get(m, r->buf, r->len, PERCS_ACCESS_REMOTE_READ,
+				&r->mr);
 		if (ret)
 			return ret;
 		rts.handle = r->mr;
@@ -52,7 +52,7 @@ static int send_rts(struct percs_msg *m, struct percs_msg_req *r,
 		ret = -ECONNRESET;	/* its window is gone */
 	if (ret) {
 		if (r->mr)
-			percs_mr_dereg(m->w, r->mr);
+			pm_mr_put(m, r->mr);
 		r->mr = 0;
 		return ret;
 	}
@@ -135,7 +135,7 @@ void pm_fin_arrived(struct percs_msg *m, uint64_t cookie)
 			continue;
 		pm_list_del(&r->link);
 		if (r->mr)
-			percs_mr_dereg(m->w, r->mr);
+			pm_mr_put(m, r->mr);
 		r->mr = 0;
 		pm_req_done(r);
 		return;

@@ -81,7 +81,12 @@ static int fake_mr_register(struct percs_mr_register *r)
 		errno = R.mr_errno;
 		return -1;
 	}
-	if (r->size != sizeof(*r) || r->flags || r->handle ||
+	if (R.mr_no_invalidate && (r->flags & PERCS_MR_F_INVALIDATE)) {
+		errno = EOPNOTSUPP;	/* a kernel without MMU notifiers */
+		return -1;
+	}
+	if (r->size != sizeof(*r) || (r->flags & ~PERCS_MR_F_INVALIDATE) ||
+	    r->handle ||
 	    r->access & ~PERCS_ACCESS_ALL || !r->length ||
 	    r->length > PERCS_MR_MAX_LENGTH) {
 		errno = EINVAL;

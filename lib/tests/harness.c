@@ -16,6 +16,7 @@ extern const struct unit_test cq_tests[];
 extern const struct unit_test api_tests[];
 extern const struct unit_test reserve_tests[];
 extern const struct unit_test mr_tests[];
+extern const struct unit_test mr_cache_tests[];
 extern const struct unit_test threaded_tests[];
 extern const struct unit_test clock_tests[];
 extern const struct unit_test atomic_tests[];
@@ -36,6 +37,7 @@ static const struct unit_test *const suites[] = {
 	api_tests,
 	reserve_tests,
 	mr_tests,
+	mr_cache_tests,
 	threaded_tests,
 	clock_tests,
 	atomic_tests,

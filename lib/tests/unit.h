@@ -106,6 +106,7 @@ struct fake_ioctl {
 	struct percs_mr_register mr_seen;	/* the last MR_REGISTER */
 	struct percs_mr_deregister dereg_seen;	/* the last MR_DEREGISTER */
 	int mr_errno;			/* make MR_REGISTER fail with this */
+	bool mr_no_invalidate;		/* refuse PERCS_MR_F_INVALIDATE */
 	int mr_calls;			/* MR_REGISTER and MR_DEREGISTER calls */
 	uint32_t mr_live[8];		/* the fake's registrations (0: free) */
 	uint64_t mr_addr[8], mr_len[8];	/* their ranges */

@@ -424,6 +424,9 @@ struct percs_doorbell {
 #define PERCS_STATUS_SEND_BLOCKED (1U << 3) /* send FIFO waits for a target */
 #define PERCS_STATUS_SENDERS_WAIT (1U << 4) /* others wait for our credits */
 
+/* Entries of percs_status.mr_inval_ring. */
+#define PERCS_MR_INVAL_RING	256
+
 /**
  * struct percs_status - the status page: written by the HFI, read-only
  * @send_head: send FIFO units the HFI has consumed: every packet that
@@ -458,7 +461,16 @@ struct percs_doorbell {
  *	context or by the kernel's own work items
  * @kicks: PERCS_IOC_KICK calls and fsync(2)/fdatasync(2) doorbells made on
  *	the window: the system calls of the send path
+ * @mr_invalidated: registrations made with %PERCS_MR_F_INVALIDATE that the
+ *	kernel ended because the process's mapping of their range changed;
+ *	the handle of the n-th (from 0) is in @mr_inval_ring[n %
+ *	%PERCS_MR_INVAL_RING] once this count passed n (load it with acquire).
+ *	A reader that fell more than %PERCS_MR_INVAL_RING behind, or that
+ *	finds the count moved that far while it read the ring, has lost
+ *	handles and must treat every such registration as ended
  * @reserved: zero; room for growth inside the page
+ * @mr_inval_ring: the handles of the last %PERCS_MR_INVAL_RING ended
+ *	registrations (see @mr_invalidated)
  */
 struct percs_status {
 	__u64 send_head;
@@ -480,7 +492,9 @@ struct percs_status {
 	__u64 sent_polled;
 	__u64 sent_kicked;
 	__u64 kicks;
-	__u64 reserved[6];
+	__u64 mr_invalidated;
+	__u64 reserved[5];
+	__u32 mr_inval_ring[PERCS_MR_INVAL_RING];
 };
 
 /* percs_clock.flags */
@@ -818,13 +832,16 @@ struct percs_job_query {
 				 PERCS_ACCESS_REMOTE_WRITE |		\
 				 PERCS_ACCESS_REMOTE_ATOMIC)
 
+/* percs_mr_register.flags */
+#define PERCS_MR_F_INVALIDATE	(1U << 0) /* end it when the range's mapping changes */
+
 /* The largest registration, in bytes. */
 #define PERCS_MR_MAX_LENGTH	((__u64)1 << 30)
 
 /**
  * struct percs_mr_register - PERCS_IOC_MR_REGISTER on a window fd
  * @size: sizeof(struct percs_mr_register)
- * @flags: must be zero
+ * @flags: 0 or %PERCS_MR_F_INVALIDATE
  * @access: PERCS_ACCESS_*; 0 registers the range as a local source only
  *	(the initiator side of an RDMA write)
  * @handle: must be zero; out: the registration's handle, non-zero.  The
@@ -846,6 +863,17 @@ struct percs_job_query {
  * whoever holds the window fd; unmapping the range, or MADV_DONTNEED on
  * it, does not end it (the pages stay pinned, and what the HFI reads or
  * writes there is no longer what the process sees at that address).
+ *
+ * With %PERCS_MR_F_INVALIDATE it does: when the registering process's
+ * mapping of any page of the range changes (munmap, mremap, a new mapping
+ * over it, MADV_DONTNEED, page migration, the process's exit; not
+ * mprotect or fork), the kernel ends the registration as a deregistration
+ * would (transfers naming the handle fail with ENOENT, the pages are
+ * unpinned and uncharged when no transfer in flight uses them) and
+ * reports the handle in the status page (&percs_status.mr_invalidated).
+ * The kernel may also end one whose pages did not change (a huge page
+ * split, a failed migration): a registration cache re-registers then.
+ * Deregistering an ended handle fails with ENOENT.
  */
 struct percs_mr_register {
 	__u32 size;
