@@ -87,9 +87,6 @@ int mpi_comm_source(const struct mpi_comm *c, int world)
 
 	if (world < 0)
 		return world;
-	/* MPI_COMM_WORLD and its duplicates: every receive asks, no walk. */
-	if (world < c->size && c->world[world] == world)
-		return world;
 	for (i = 0; i < c->size; i++)
 		if (c->world[i] == world)
 			return i;

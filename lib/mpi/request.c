@@ -34,13 +34,9 @@ void mpi_req_put(struct mpi_req *q)
 {
 	if (!q)
 		return;
-	/* Each call skipped when it has nothing to do: the 8-byte path. */
-	if (q->tmp)
-		free(q->tmp);
-	if (q->r)
-		percs_msg_req_free(q->r);
-	if (q->sched)
-		mpi_sched_free(q->sched);
+	free(q->tmp);
+	percs_msg_req_free(q->r);
+	mpi_sched_free(q->sched);
 	if (nr_cached < REQ_CACHE)
 		req_cache[nr_cached++] = q;
 	else
@@ -132,10 +128,8 @@ int mpi_req_test(struct mpi_req *q)
 		/* A rendezvous send whose receiver died. */
 		q->st.MPI_ERROR = mpi_errno_to_class(ms.error);
 	}
-	if (q->tmp) {
-		free(q->tmp);
-		q->tmp = NULL;
-	}
+	free(q->tmp);
+	q->tmp = NULL;
 	percs_msg_req_free(q->r);
 	q->r = NULL;
 	q->done = true;

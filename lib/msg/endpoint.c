@@ -210,10 +210,13 @@ void percs_msg_counters(const struct percs_msg *m,
 	*c = m->cnt;
 }
 
-struct pm_peer *pm_peer_new(struct percs_msg *m, unsigned int rank)
+struct pm_peer *pm_peer(struct percs_msg *m, unsigned int rank)
 {
-	struct pm_peer *p = calloc(1, sizeof(*p));
+	struct pm_peer *p = m->peers[rank];
 
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->credit = m->credit_init;
@@ -261,23 +264,16 @@ int percs_msg_progress(struct percs_msg *m)
 
 	if (m->error)
 		return m->error;
-	/*
-	 * The 8-byte ping-pong waits in this loop: each step is skipped
-	 * inline when it has nothing to do, and the CQ, which only RDMA
-	 * reads need at once, is otherwise looked at every PM_CQ_EVERY
-	 * calls and in long waits (a refused packet, a CAU tree's entry).
-	 */
-	ret = pm_watch_progress(m);
-	if (!ret && m->untriggered)
+	ret = pm_watch(m, PM_WATCH_PROGRESS);
+	if (!ret)
 		ret = pm_trigger(m);
-	if (!ret && !pm_list_empty(&m->backlog))
+	if (!ret)
 		ret = pm_backlog_flush(m);
 	if (!ret)
 		ret = pm_drain(m);
-	if (!ret && (m->reads || !(++m->cq_tick % PM_CQ_EVERY) ||
-		     m->idle_rounds >= PM_CQ_IDLE_ROUNDS))
+	if (!ret)
 		ret = pm_cq_drain(m);
-	if (!ret && !pm_list_empty(&m->queued_reads))
+	if (!ret)
 		ret = pm_reads_start(m);
 	/*
 	 * Kick mode: a read moves 128 packets (250 KiB) per engine pass, and
@@ -293,24 +289,6 @@ int percs_msg_progress(struct percs_msg *m)
 	return m->error;
 }
 
-/*
- * Spinning: watch the receive FIFO alone for a while, a look far cheaper
- * than a progress round, so an arrival is seen (and the next progress
- * round, which handles it, starts) within one look.  Not while the
- * engine owes us something only progress moves (RDMA reads, a backlog,
- * sends not triggered).
- */
-static void pm_idle_peek(struct percs_msg *m)
-{
-	unsigned int i;
-
-	if (m->reads || m->untriggered || !pm_list_empty(&m->backlog))
-		return;
-	for (i = 0; i < PM_PEEK_SPINS; i++)
-		if (percs_recv_peek(m->w))
-			return;
-}
-
 void percs_msg_idle(struct percs_msg *m)
 {
 	uint64_t waited;
@@ -324,10 +302,8 @@ void percs_msg_idle(struct percs_msg *m)
 	 */
 	if (m->idle_rounds++ == 0)
 		m->idle_since = now_ns();
-	if (m->idle_rounds & 15) {
-		pm_idle_peek(m);
+	if (m->idle_rounds & 15)
 		return;
-	}
 	waited = now_ns() - m->idle_since;
 	if (waited < PM_SPIN_NS)
 		return;

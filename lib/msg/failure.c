@@ -22,10 +22,11 @@
 
 /*
  * Progress runs the watch (a poll(2)) at most once a millisecond, looking
- * at the clock every PM_WATCH_EVERY calls (pm_watch_progress()): a rank
- * that never waits (a broadcast's root sending eagerly) still hears of a
- * death soon, and the fast path pays an inline counter.
+ * at the clock every PM_WATCH_EVERY calls: a rank that never waits (a
+ * broadcast's root sending eagerly) still hears of a death soon, and the
+ * fast path pays a counter.
  */
+#define PM_WATCH_EVERY	64
 #define PM_WATCH_NS	1000000
 
 bool pm_peer_failed(const struct percs_msg *m, int rank)
@@ -126,8 +127,8 @@ int pm_watch(struct percs_msg *m, enum pm_watch_when when)
 	struct timespec ts;
 	uint64_t t;
 
-	/* PM_WATCH_PROGRESS: pm_watch_progress() counted the call. */
-	if (!m->watch)
+	if (!m->watch ||
+	    (when == PM_WATCH_PROGRESS && ++m->watch_tick % PM_WATCH_EVERY))
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

@@ -67,14 +67,6 @@ struct pm_rts {
 #define PM_REQ_CACHE	64
 /* RDMA reads in flight per endpoint (they need CQ entries). */
 #define PM_MAX_READS	64
-/*
- * Without reads in flight progress polls the CQ every PM_CQ_EVERY calls,
- * and every call once a wait has gone PM_CQ_IDLE_ROUNDS idle calls long.
- */
-#define PM_CQ_EVERY		16
-/* Looks at the receive FIFO alone per idle call while spinning. */
-#define PM_PEEK_SPINS		32
-#define PM_CQ_IDLE_ROUNDS	256
 
 /* Intrusive doubly linked list. */
 struct pm_link {
@@ -219,7 +211,6 @@ struct pm_backlog {
  * @error: a fatal endpoint error (a completion error), 0 if none
  * @free_reqs: freed requests kept for reuse (a list through link.next)
  * @nr_free_reqs: their number, at most PM_REQ_CACHE
- * @cq_tick: progress calls (when to poll the CQ without reads in flight)
  * @idle_rounds: consecutive percs_msg_idle() calls that found nothing
  * @idle_since: when the first of them came (ns, CLOCK_MONOTONIC)
  * @failed: per rank, 1 once declared failed (NULL until the first)
@@ -256,7 +247,6 @@ struct percs_msg {
 	int error;
 	struct percs_msg_req *free_reqs;
 	unsigned int nr_free_reqs;
-	unsigned int cq_tick;
 	unsigned int idle_rounds;
 	uint64_t idle_since;
 	uint8_t *failed;
@@ -280,13 +270,7 @@ int pm_mr_get(struct percs_msg *m, void *buf, size_t len, uint32_t access,
 void pm_mr_put(struct percs_msg *m, uint32_t handle);
 
 /* endpoint.c */
-struct pm_peer *pm_peer_new(struct percs_msg *m, unsigned int rank);
-
-/* The peer's state, allocated on first use (NULL: out of memory). */
-static inline struct pm_peer *pm_peer(struct percs_msg *m, unsigned int rank)
-{
-	return m->peers[rank] ? m->peers[rank] : pm_peer_new(m, rank);
-}
+struct pm_peer *pm_peer(struct percs_msg *m, unsigned int rank);
 /* A zeroed request (from the endpoint's cache of freed ones), or NULL. */
 struct percs_msg_req *pm_req_get(struct percs_msg *m);
 void pm_req_put(struct percs_msg *m, struct percs_msg_req *r);
@@ -320,19 +304,10 @@ void pm_give_credit(struct percs_msg *m, unsigned int src, uint64_t bytes);
  */
 enum pm_watch_when { PM_WATCH_PROGRESS, PM_WATCH_IDLE, PM_WATCH_NOW };
 #define PM_WATCH_WAIT_MS	200
-#define PM_WATCH_EVERY		64
 bool pm_peer_failed(const struct percs_msg *m, int rank);
 void pm_watch_set(struct percs_msg *m, int (*watch)(void *arg, int timeout_ms),
 		  void *arg);
 int pm_watch(struct percs_msg *m, enum pm_watch_when when);
-
-/* pm_watch(PM_WATCH_PROGRESS) with its counter inline: the fast path. */
-static inline int pm_watch_progress(struct percs_msg *m)
-{
-	if (!m->watch || ++m->watch_tick % PM_WATCH_EVERY)
-		return 0;
-	return pm_watch(m, PM_WATCH_PROGRESS);
-}
 
 /* send.c */
 void pm_fin_arrived(struct percs_msg *m, uint64_t cookie);

@@ -80,7 +80,7 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 	if (m->error)
 		return m->error;
 	/* A rank that only sends eagerly never waits: it hears here. */
-	ret = pm_watch_progress(m);
+	ret = pm_watch(m, PM_WATCH_PROGRESS);
 	if (ret)
 		return ret;
 	if (pm_peer_failed(m, (int)dst))

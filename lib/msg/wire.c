@@ -47,7 +47,7 @@ static int wire_send(struct percs_msg *m, unsigned int dst,
 
 	if (!more && total <= PERCS_IMM_PAYLOAD) {
 		/* An immediate send would overtake what waits in the FIFO. */
-		ret = m->untriggered ? pm_trigger(m) : 0;
+		ret = pm_trigger(m);
 		if (ret)
 			return ret;
 		unsigned char line[PERCS_IMM_PAYLOAD];
