@@ -298,6 +298,7 @@ else
 fi
 
 bugs=$(dmesg | tail -n +"$((dmesg_start + 1))" |
+	awk -f "$here/../tools/vm/expected-reports.awk" |
 	grep -a -E 'BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|refcount_t|Call Trace')
 if [ -z "$bugs" ]; then
 	ok "kernel log clean during module tests"
