@@ -23,7 +23,7 @@ scale=${PERCS_TEST_SCALE:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-plan=60
+plan=62
 # shellcheck source=selftests/job-tap.sh
 . "$here/job-tap.sh"
 
@@ -127,6 +127,15 @@ fi
 cau_env job "cau algorithm, 3 ranks packed on one hub (no tree)" 0 "$cau_re" \
 	'rank 0: cau algorithm: [1-9][0-9]* collectives on the CAU' 120 \
 	-n 3 --placement packed "$bin/collalgo" 3
+# The default choice: two ranks on two hubs stay in software (one message
+# each way), three on three hubs take the CAU for barriers and short
+# allreduces.
+PERCS_MPI_STATS=1 job "auto: 2 ranks on 2 hubs, barrier and allreduce in software" 0 \
+	'collalgo: checked' 'rank 0: cau algorithm: 0 collectives on the CAU' 120 \
+	-n 2 "$bin/collalgo" 2
+PERCS_MPI_STATS=1 job "auto: 3 ranks on 3 hubs, barrier and allreduce on the CAU" 0 \
+	'collalgo: checked' 'rank 0: cau algorithm: [1-9][0-9]* collectives on the CAU' 120 \
+	-n 3 "$bin/collalgo" 3
 # Quota 1, taken by MPI_COMM_WORLD's tree (collalgo's first barrier):
 # the sub-communicator gets none and runs in software, said once.
 quota=/sys/module/percs/parameters/max_cau_trees_per_user

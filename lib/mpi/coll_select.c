@@ -9,8 +9,8 @@
  * back silently to another algorithm). "cau" (barrier, bcast, reduce,
  * allreduce: coll_cau.c) runs on the CAU what it can and the rest in
  * software, the default choice's algorithm. Unforced, barrier and
- * allreduces of at most 64 bytes go to the CAU (where a tree spans
- * several hubs); otherwise the choice follows the
+ * allreduces of at most 64 bytes on more than two ranks go to the CAU
+ * (where a tree spans several hubs); otherwise the choice follows the
  * communicator's size and the data's: latency-bound algorithms (fewest
  * rounds) for short data, bandwidth-bound ones (least data per rank) for
  * long, the cross-over points being the usual ones of MPICH's defaults.
@@ -110,13 +110,15 @@ int mpi_coll_algo(enum mpi_coll_kind kind, int p, size_t bytes, bool commute)
 	if (forced[kind] >= 0)
 		return forced[kind];
 	/*
-	 * The CAU where it was measured to win (mpi-peer, 2..16 ranks one
+	 * The CAU where it was measured to win (mpi-peer, 3..16 ranks one
 	 * a hub: 8-byte allreduce and barrier, Documentation/design.rst):
-	 * what one CAU packet carries.  coll.c runs software instead when
-	 * the communicator has no tree or one hub only.
+	 * what one CAU packet carries.  Not for two ranks: software is one
+	 * message each way there, which a trip up the tree and back cannot
+	 * beat.  coll.c runs software instead when the communicator has no
+	 * tree or one hub only.
 	 */
-	if (kind == MPI_COLL_BARRIER ||
-	    (kind == MPI_COLL_ALLREDUCE && bytes <= PERCS_CAU_PAYLOAD))
+	if (p > 2 && (kind == MPI_COLL_BARRIER ||
+		      (kind == MPI_COLL_ALLREDUCE && bytes <= PERCS_CAU_PAYLOAD)))
 		return kind == MPI_COLL_BARRIER ? BARRIER_CAU : ALLREDUCE_CAU;
 	return mpi_coll_sw_algo(kind, p, bytes, commute);
 }
