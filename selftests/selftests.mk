@@ -94,3 +94,16 @@ vm-tests: module lib $(ST_LIBSAN) selftests bench ctl run-tool mpi-tests \
 vm-tests-kasan vm-tests-kcsan: lib $(ST_LIBSAN) selftests ctl
 	@PERCS_BUILD=$(BUILD) PERCS_VM_TIMEOUT=$(ST_VM_TIMEOUT) \
 		$(ST_DIR)/vm-tests.sh $(@:vm-tests-%=%)
+
+# Which percs.ko functions each program runs (tools/vm/func-coverage.sh,
+# kprobes on the stock kernel, at the debug passes' test scale) and the
+# cheapest programs that run them all (tools/vm/coverage-cover.py): how
+# the debug kernels' lists in vm-tests.sh were chosen.  About 17 minutes.
+.PHONY: vm-coverage
+vm-coverage: module lib $(ST_LIBSAN) selftests
+	@rm -rf $(BUILD)/coverage && mkdir -p $(BUILD)/coverage
+	@$(SRC)/tools/vm/percs-vm --module $(SRC)/percs.ko --timeout 3000 \
+		--out $(BUILD)/coverage --env PERCS_BUILD=$(BUILD) \
+		--env PERCS_TEST_SCALE=0.05 -- $(SRC)/tools/vm/func-coverage.sh
+	@$(SRC)/tools/vm/coverage-cover.py $(BUILD)/coverage \
+		--keep failnth unload fuzz races
