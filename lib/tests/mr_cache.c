@@ -10,25 +10,43 @@
 
 #define PG 4096u
 
-static struct percs_window *cache_window(struct percs_hfi **hfi, char *dir,
-					 struct percs_status **st)
+/* One test's window, status page (writable: the kernel's side) and buffer. */
+struct cache_fix {
+	char dir[sizeof("/tmp/percs-unit-XXXXXX")];
+	struct percs_hfi *hfi;
+	struct percs_window *w;
+	struct percs_status *st;
+	uint8_t *buf;
+};
+
+/* Reserve a window on a fresh fake HFI and allocate @pages of buffer. */
+static bool fix_setup(struct cache_fix *f, unsigned int pages)
 {
 	struct percs_window_attr attr = {
 		.job_fd = 9, .window = PERCS_WINDOW_ANY,
 		.send_fifo_size = 8192, .recv_fifo_size = 16384,
 	};
-	struct percs_window *w;
 
+	memset(f, 0, sizeof(*f));
+	strcpy(f->dir, "/tmp/percs-unit-XXXXXX");
 	memset(R.mr_live, 0, sizeof(R.mr_live));
 	R.mr_errno = 0;
-	*hfi = fake_hfi_open(dir);
-	if (!*hfi || percs_window_reserve(*hfi, &attr, &w))
-		return NULL;
+	f->buf = aligned_alloc(PG, pages * PG);
+	f->hfi = fake_hfi_open(f->dir);
+	if (!f->buf || !f->hfi || percs_window_reserve(f->hfi, &attr, &f->w))
+		return false;
 	/* The kernel's side of the page: the test writes the reports. */
-	*st = (struct percs_status *)percs_window_status(w);
-	if (mprotect(*st, PG, PROT_READ | PROT_WRITE))
-		return NULL;
-	return w;
+	f->st = (struct percs_status *)percs_window_status(f->w);
+	return !mprotect(f->st, PG, PROT_READ | PROT_WRITE);
+}
+
+static void fix_teardown(struct cache_fix *f)
+{
+	if (f->w)
+		percs_window_release(f->w);
+	if (f->hfi)
+		percs_hfi_close(f->hfi);
+	free(f->buf);
 }
 
 /* The kernel ended @handle: report it as nmmu_notify.c does. */
@@ -55,29 +73,25 @@ static struct percs_mr_cache_stats stats_of(struct percs_mr_cache *c)
 /* Hits inside a registration, whole pages registered, rights respected. */
 static void test_cache_hits(void)
 {
-	char dir[] = "/tmp/percs-unit-XXXXXX";
-	uint8_t *buf = aligned_alloc(PG, 4 * PG);
+	struct cache_fix f;
 	struct percs_mr_cache *c = NULL;
-	struct percs_status *st;
-	struct percs_hfi *hfi;
-	struct percs_window *w = cache_window(&hfi, dir, &st);
 	uint32_t h1 = 0, h2 = 0, h3 = 0;
 	int calls;
 
-	REQUIRE(w && buf);
-	REQUIRE(percs_mr_cache_new(w, 0, 0, &c) == 0);
-	CHECK_EQ(percs_mr_cache_get(c, buf + 10, 100, PERCS_ACCESS_REMOTE_READ,
+	REQUIRE(fix_setup(&f, 4));
+	REQUIRE(percs_mr_cache_new(f.w, 0, 0, &c) == 0);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf + 10, 100, PERCS_ACCESS_REMOTE_READ,
 				    &h1), 0);
 	CHECK_EQ(R.mr_seen.flags, PERCS_MR_F_INVALIDATE);
-	CHECK_EQ(R.mr_seen.addr, (uintptr_t)buf);
+	CHECK_EQ(R.mr_seen.addr, (uintptr_t)f.buf);
 	CHECK_EQ(R.mr_seen.length, PG);
 	calls = R.mr_calls;
-	CHECK_EQ(percs_mr_cache_get(c, buf + 200, 3000,
+	CHECK_EQ(percs_mr_cache_get(c, f.buf + 200, 3000,
 				    PERCS_ACCESS_REMOTE_READ, &h2), 0);
 	CHECK_EQ(h2, h1);
 	CHECK_EQ(R.mr_calls, calls);		/* no system call */
 	/* Another right: another registration. */
-	CHECK_EQ(percs_mr_cache_get(c, buf + 10, 100, PERCS_ACCESS_LOCAL_WRITE,
+	CHECK_EQ(percs_mr_cache_get(c, f.buf + 10, 100, PERCS_ACCESS_LOCAL_WRITE,
 				    &h3), 0);
 	CHECK(h3 != h1);
 	CHECK_EQ(stats_of(c).hits, 1);
@@ -92,113 +106,95 @@ static void test_cache_hits(void)
 	percs_mr_cache_free(c);
 	CHECK(R.mr_live[h1 & 0xffff] != h1);	/* free deregisters */
 	CHECK(R.mr_live[h3 & 0xffff] != h3);
-	percs_window_release(w);
-	percs_hfi_close(hfi);
-	free(buf);
+	fix_teardown(&f);
 }
 
 /* A reported handle is forgotten: the next lookup registers again. */
 static void test_cache_invalidation(void)
 {
-	char dir[] = "/tmp/percs-unit-XXXXXX";
-	uint8_t *buf = aligned_alloc(PG, 4 * PG);
+	struct cache_fix f;
 	struct percs_mr_cache *c = NULL;
-	struct percs_status *st;
-	struct percs_hfi *hfi;
-	struct percs_window *w = cache_window(&hfi, dir, &st);
 	uint32_t h1 = 0, h2 = 0, h3 = 0;
 
-	REQUIRE(w && buf);
-	REQUIRE(percs_mr_cache_new(w, 0, 0, &c) == 0);
-	CHECK_EQ(percs_mr_cache_get(c, buf, PG, 0, &h1), 0);
+	REQUIRE(fix_setup(&f, 4));
+	REQUIRE(percs_mr_cache_new(f.w, 0, 0, &c) == 0);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, PG, 0, &h1), 0);
 	CHECK_EQ(percs_mr_cache_put(c, h1), 0);
-	report(st, h1);
-	CHECK_EQ(percs_mr_cache_get(c, buf, PG, 0, &h2), 0);
+	report(f.st, h1);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, PG, 0, &h2), 0);
 	CHECK(h2 != h1);
 	CHECK_EQ(stats_of(c).invalidated, 1);
 	CHECK_EQ(stats_of(c).entries, 1);
 	/* Ended while held: nobody new gets it; its put forgets it. */
-	report(st, h2);
-	CHECK_EQ(percs_mr_cache_get(c, buf, PG, 0, &h3), 0);
+	report(f.st, h2);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, PG, 0, &h3), 0);
 	CHECK(h3 != h2);
 	CHECK_EQ(stats_of(c).entries, 2);
 	CHECK_EQ(percs_mr_cache_put(c, h2), 0);
 	CHECK_EQ(stats_of(c).entries, 1);
 	CHECK_EQ(percs_mr_cache_put(c, h3), 0);
 	/* More reports than the ring: everything goes, deregistered. */
-	st->mr_invalidated += PERCS_MR_INVAL_RING + 1;
-	CHECK_EQ(percs_mr_cache_get(c, buf + PG, PG, 0, &h1), 0);
+	f.st->mr_invalidated += PERCS_MR_INVAL_RING + 1;
+	CHECK_EQ(percs_mr_cache_get(c, f.buf + PG, PG, 0, &h1), 0);
 	CHECK_EQ(stats_of(c).overruns, 1);
 	CHECK_EQ(stats_of(c).entries, 1);
 	CHECK(R.mr_live[h3 & 0xffff] != h3);
 	CHECK_EQ(percs_mr_cache_put(c, h1), 0);
 	percs_mr_cache_free(c);
-	percs_window_release(w);
-	percs_hfi_close(hfi);
-	free(buf);
+	fix_teardown(&f);
 }
 
 /* The bound: LRU goes first, held entries stay, the overflow uncached. */
 static void test_cache_bound(void)
 {
-	char dir[] = "/tmp/percs-unit-XXXXXX";
-	uint8_t *buf = aligned_alloc(PG, 8 * PG);
+	struct cache_fix f;
 	struct percs_mr_cache *c = NULL;
-	struct percs_status *st;
-	struct percs_hfi *hfi;
-	struct percs_window *w = cache_window(&hfi, dir, &st);
 	uint32_t h[4] = { 0 };
 
-	REQUIRE(w && buf);
-	REQUIRE(percs_mr_cache_new(w, 2, 0, &c) == 0);
-	CHECK_EQ(percs_mr_cache_get(c, buf, PG, 0, &h[0]), 0);
-	CHECK_EQ(percs_mr_cache_get(c, buf + PG, PG, 0, &h[1]), 0);
-	CHECK_EQ(percs_mr_cache_get(c, buf + 2 * PG, PG, 0, &h[2]), 0);
+	REQUIRE(fix_setup(&f, 8));
+	REQUIRE(percs_mr_cache_new(f.w, 2, 0, &c) == 0);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, PG, 0, &h[0]), 0);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf + PG, PG, 0, &h[1]), 0);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf + 2 * PG, PG, 0, &h[2]), 0);
 	CHECK_EQ(stats_of(c).uncached, 1);
 	CHECK_EQ(percs_mr_cache_put(c, h[2]), 0);
 	CHECK(R.mr_live[h[2] & 0xffff] != h[2]);	/* uncached: deregistered */
 	CHECK_EQ(percs_mr_cache_put(c, h[0]), 0);
 	CHECK_EQ(percs_mr_cache_put(c, h[1]), 0);
 	/* h[0] used last: h[1] is the least recently used. */
-	CHECK_EQ(percs_mr_cache_get(c, buf, 8, 0, &h[3]), 0);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, 8, 0, &h[3]), 0);
 	CHECK_EQ(h[3], h[0]);
 	CHECK_EQ(percs_mr_cache_put(c, h[3]), 0);
-	CHECK_EQ(percs_mr_cache_get(c, buf + 3 * PG, PG, 0, &h[3]), 0);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf + 3 * PG, PG, 0, &h[3]), 0);
 	CHECK_EQ(stats_of(c).evictions, 1);
 	CHECK(R.mr_live[h[1] & 0xffff] != h[1]);
 	CHECK(R.mr_live[h[0] & 0xffff] == h[0]);
 	CHECK_EQ(percs_mr_cache_put(c, h[3]), 0);
 	/* A byte bound of one page: a two-page range is not cached. */
 	percs_mr_cache_free(c);
-	REQUIRE(percs_mr_cache_new(w, 0, PG, &c) == 0);
-	CHECK_EQ(percs_mr_cache_get(c, buf, 2 * PG, 0, &h[0]), 0);
+	REQUIRE(percs_mr_cache_new(f.w, 0, PG, &c) == 0);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, 2 * PG, 0, &h[0]), 0);
 	CHECK_EQ(stats_of(c).uncached, 1);
 	CHECK_EQ(percs_mr_cache_put(c, h[0]), 0);
 	percs_mr_cache_free(c);
-	percs_window_release(w);
-	percs_hfi_close(hfi);
-	free(buf);
+	fix_teardown(&f);
 }
 
 /* A kernel that cannot end registrations: nothing cached, nothing reused. */
 static void test_cache_no_kernel_help(void)
 {
-	char dir[] = "/tmp/percs-unit-XXXXXX";
-	uint8_t *buf = aligned_alloc(PG, PG);
+	struct cache_fix f;
 	struct percs_mr_cache *c = NULL;
-	struct percs_status *st;
-	struct percs_hfi *hfi;
-	struct percs_window *w = cache_window(&hfi, dir, &st);
 	uint32_t h1 = 0, h2 = 0;
 
-	REQUIRE(w && buf);
-	REQUIRE(percs_mr_cache_new(w, 0, 0, &c) == 0);
+	REQUIRE(fix_setup(&f, 1));
+	REQUIRE(percs_mr_cache_new(f.w, 0, 0, &c) == 0);
 	R.mr_no_invalidate = true;
-	CHECK_EQ(percs_mr_cache_get(c, buf, PG, 0, &h1), 0);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, PG, 0, &h1), 0);
 	CHECK_EQ(R.mr_seen.flags, 0);
 	CHECK_EQ(percs_mr_cache_put(c, h1), 0);
 	CHECK(R.mr_live[h1 & 0xffff] != h1);	/* deregistered at its put */
-	CHECK_EQ(percs_mr_cache_get(c, buf, PG, 0, &h2), 0);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, PG, 0, &h2), 0);
 	CHECK(h2 != h1);
 	CHECK_EQ(percs_mr_cache_put(c, h2), 0);
 	CHECK_EQ(stats_of(c).hits, 0);
@@ -206,49 +202,42 @@ static void test_cache_no_kernel_help(void)
 	CHECK_EQ(stats_of(c).entries, 0);
 	R.mr_no_invalidate = false;
 	percs_mr_cache_free(c);
-	percs_window_release(w);
-	percs_hfi_close(hfi);
-	free(buf);
+	fix_teardown(&f);
 }
 
 /* Bad arguments never reach the kernel; kernel errors come back. */
 static void test_cache_errors(void)
 {
-	char dir[] = "/tmp/percs-unit-XXXXXX";
-	uint8_t buf[64];
+	struct cache_fix f;
 	struct percs_mr_cache *c = NULL;
-	struct percs_status *st;
-	struct percs_hfi *hfi;
-	struct percs_window *w = cache_window(&hfi, dir, &st);
 	uint32_t h = 0xdeadbeef;
 	int calls;
 
-	REQUIRE(w);
+	REQUIRE(fix_setup(&f, 1));
 	CHECK_EQ(percs_mr_cache_new(NULL, 0, 0, &c), -EINVAL);
-	CHECK_EQ(percs_mr_cache_new(w, 0, 0, NULL), -EINVAL);
-	REQUIRE(percs_mr_cache_new(w, 0, 0, &c) == 0);
+	CHECK_EQ(percs_mr_cache_new(f.w, 0, 0, NULL), -EINVAL);
+	REQUIRE(percs_mr_cache_new(f.w, 0, 0, &c) == 0);
 	calls = R.mr_calls;
-	CHECK_EQ(percs_mr_cache_get(NULL, buf, 8, 0, &h), -EINVAL);
-	CHECK_EQ(percs_mr_cache_get(c, buf, 8, 0, NULL), -EINVAL);
-	CHECK_EQ(percs_mr_cache_get(c, buf, 0, 0, &h), -EINVAL);
-	CHECK_EQ(percs_mr_cache_get(c, buf, 8, 1u << 30, &h), -EINVAL);
+	CHECK_EQ(percs_mr_cache_get(NULL, f.buf, 8, 0, &h), -EINVAL);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, 8, 0, NULL), -EINVAL);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, 0, 0, &h), -EINVAL);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, 8, 1u << 30, &h), -EINVAL);
 	CHECK_EQ(percs_mr_cache_get(c, (void *)UINTPTR_MAX, 8, 0, &h),
 		 -EINVAL);
-	CHECK_EQ(percs_mr_cache_get(c, buf, PERCS_MR_MAX_LENGTH + 1, 0, &h),
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, PERCS_MR_MAX_LENGTH + 1, 0, &h),
 		 -EINVAL);
 	CHECK_EQ(percs_mr_cache_put(NULL, 1), -EINVAL);
 	CHECK_EQ(percs_mr_cache_stats(NULL, NULL), -EINVAL);
 	CHECK_EQ(R.mr_calls, calls);
 	CHECK_EQ(h, 0xdeadbeef);
 	R.mr_errno = EFAULT;
-	CHECK_EQ(percs_mr_cache_get(c, buf, 8, 0, &h), -EFAULT);
+	CHECK_EQ(percs_mr_cache_get(c, f.buf, 8, 0, &h), -EFAULT);
 	R.mr_errno = 0;
 	CHECK_EQ(stats_of(c).entries, 0);
-	CHECK_EQ(percs_mr_reg_flags(w, buf, 8, 0, 1u << 7, &h), -EINVAL);
+	CHECK_EQ(percs_mr_reg_flags(f.w, f.buf, 8, 0, 1u << 7, &h), -EINVAL);
 	percs_mr_cache_free(c);
 	percs_mr_cache_free(NULL);
-	percs_window_release(w);
-	percs_hfi_close(hfi);
+	fix_teardown(&f);
 }
 
 const struct unit_test mr_cache_tests[] = {
