@@ -19,7 +19,7 @@
  *                    choice from the file MPI_Init read (PERCS_MPI_MODEL)
  *
  * Every figure is the fastest of ROUNDS measurements, each the mean of
- * enough calls to last about 10 ms (at least 3), the slowest rank's;
+ * enough calls to last about 2 ms (at least 3), the slowest rank's;
  * PERCS_MODEL_BRIEF=1 makes that 3 measurements of at least 1 ms (the
  * tests' structural check, not figures);
  * in validate the algorithms of one point take turns within each round,
@@ -33,15 +33,15 @@
 #include "mpi_internal.h"
 #include "coll_model.h"
 
-#define ROUNDS		9
 /*
  * A call here takes microseconds, or milliseconds when the ranks fall
  * into waiting for timer ticks (a rank asleep in poll(2), deferred work
  * on a busy vCPU) - a state that, once in, lasts for many calls.  The
- * model is of the first: each figure is the fastest of ROUNDS rounds of
- * about 10 ms, so one round free of stalls is enough.
+ * model is of the first: each figure is the fastest of ROUNDS short
+ * rounds of about TARGET_S, so one round free of stalls is enough.
  */
-#define TARGET_S	0.01
+#define ROUNDS		25
+#define TARGET_S	0.002
 #define MAX_ITERS	2000
 #define MAX_BYTES	(1 << 20)
 #define MAX_ALGOS	4

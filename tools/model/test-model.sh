@@ -7,7 +7,7 @@
 # the formats, not the figures).  TAP on stdout.
 # Usage: test-model.sh PATH-TO-percs-bench-model
 #        test-model.sh --count
-NTESTS=15
+NTESTS=17
 if [ "$1" = "--count" ]; then
 	echo "$NTESTS"
 	exit 0
@@ -25,7 +25,7 @@ mkdir -p "$c"
 cat > "$c/calibrate.jsonl" <<'J'
 {"what":"l","p":2,"class":"same_hub","sizes":[0,8],"us":[3.0,3.5]}
 {"what":"l","p":2,"class":"other_supernode","sizes":[0,8],"us":[4.0,4.5]}
-{"what":"round","p":2,"sizes":[0,8],"us":[5.0,6.0]}
+{"what":"round","p":2,"sizes":[0,8],"us":[4000.0,6.0]}
 {"what":"cau","p":2,"bytes":8,"us":7.0}
 {"what":"cau","p":2,"bytes":1024,"us":22.0}
 {"what":"g","p":2,"sizes":[0,8],"us":[1.0,1.5]}
@@ -61,6 +61,8 @@ check "--calibrate without 2 ranks, exit 2" 2 "--ranks must include 2" "" \
 	-- "$mb" --calibrate --ranks 4,8
 check "--calibrate with --plot, exit 2" 2 "--calibrate takes" "" \
 	-- "$mb" --calibrate --plot x.png
+check "--classes naming no class, exit 2" 2 "--classes: 'far' is no distance class" "" \
+	-- "$mb" --calibrate --classes same_hub,far
 check "-o without --calibrate, exit 2" 2 "-o goes with --calibrate" "" -- "$mb" -o f
 check "--from a directory without the rows, exit 1" 1 "no validate.jsonl there" "" \
 	-- "$mb" --from "$tmp/nothing"
@@ -70,6 +72,8 @@ check "--calibrate --from writes the file and says where" 0 "" \
 check "the file: version line, sizes, rounds, CAU packet (22 - 7) / 15 = 1" 0 "" \
 	"^5$" -- grep -c -e '^percs-mpi-model 1$' -e '^sizes 0 8$' -e '^round 4 10.0000 12.0000$' \
 	-e '^cau_packet 1.0000$' -e '^l other_supernode 4.0000 4.5000$' "$tmp/res/model"
+check "a stalled figure takes the smallest at a larger size: R(2, 0) 4000 -> 6" 0 "" \
+	"^round 2 6.0000 6.0000$" -- cat "$tmp/res/model"
 check "validation: 2 of 4 within 10%, 3 of 4 within 15%" 0 "" \
 	"predictions within 10%: 50.0% and within 15%: 75.0% of 4" -- "$mb" --from "$v"
 check "validation: the choice off by 50% is named" 0 "" \
