@@ -100,6 +100,7 @@ $(MPI_UNIT): $(MPI_UNIT_SRCS) $(MPI_HDRS) $(SRC)/lib/tests/tap_unit.h
 
 mpi-unit-tests: $(MPI_UNIT)
 	@mkdir -p $(BUILD)/results
+	@$(MPI_UNIT) --count > $(BUILD)/results/mpi-unit.expected
 	@$(MPI_UNIT) > $(BUILD)/results/mpi-unit.tap; \
 	rc=$$?; cat $(BUILD)/results/mpi-unit.tap; \
 	[ $$rc -eq 0 ] || echo "mpi-unit-tests: failures (exit $$rc)"
