@@ -235,6 +235,8 @@ job "a program that cannot be run" 127 '' "cannot run '/nonexistent'" 30 \
 # file --calibrate writes is read back by MPI_Init (validate refuses to
 # run without a model) and gives a point per algorithm; a corrupt file is
 # refused by name and the program still runs.  Structure, not figures.
+# The calibrate and validate pair (about 90 s on a loaded host) runs with
+# PERCS_TEST_MODEL=1 only; reported as skipped otherwise.
 model_run() {
 	local name=$1 want_re=$2 start rc
 	shift 2
@@ -248,6 +250,7 @@ model_run() {
 		not_ok "$name: exit $rc, or stdout lacks /$want_re/" "$tmp/out" "$tmp/err"
 	fi
 }
+if [ "${PERCS_TEST_MODEL:-0}" = 1 ]; then
 model_run "percs-bench model --calibrate writes the parameter file" \
 	"model file written to $tmp/model" --calibrate --ranks 2 --classes same_hub \
 	-o "$tmp/model"
@@ -261,11 +264,19 @@ fi
 # 18 algorithms of five collectives at 8 B, 2 ranks.
 model_run "percs-bench model: the file read back, every algorithm predicted" \
 	'"points": 18,' --model "$tmp/model" --ranks 2 --sizes 8 --json
-{ head -3 "$tmp/model"; echo "junk 1"; } >"$tmp/badmodel"
+else
+	for t in "percs-bench model --calibrate writes the parameter file" \
+		 "the parameter file's lines" \
+		 "percs-bench model: the file read back, every algorithm predicted"; do
+		n=$((n + 1))
+		echo "ok $n - $t # SKIP PERCS_TEST_MODEL=1 runs it (about 90 s)"
+	done
+fi
+printf 'percs-mpi-model 1\nsizes 0 8\njunk 1\n' >"$tmp/badmodel"
 PERCS_MPI_MODEL=$tmp/badmodel \
 job "a corrupt model file: refused by name, the fixed rules run" 0 \
 	'hello from rank 1 of 2' \
-	"percs-mpi: model file refused, the fixed rules choose the collectives' algorithms: $tmp/badmodel: line 4: unknown item 'junk'" \
+	"percs-mpi: model file refused, the fixed rules choose the collectives' algorithms: $tmp/badmodel: line 3: unknown item 'junk'" \
 	60 -n 2 "$bin/hello"
 
 # percs-run's own arguments: exit 2, a message naming the problem.

@@ -20,8 +20,9 @@
  *
  * Every figure is the fastest of ROUNDS measurements, each the mean of
  * enough calls to last about 2 ms (at least 3), the slowest rank's;
- * PERCS_MODEL_BRIEF=1 makes that 3 measurements of at least 1 ms (the
- * tests' structural check, not figures);
+ * PERCS_MODEL_BRIEF=1 makes that 3 measurements of at least 1 ms, and
+ * calibration measures 3 sizes only (the tests' structural check, not
+ * figures);
  * in validate the algorithms of one point take turns within each round,
  * so the host's load weighs on all of them alike.
  */
@@ -50,6 +51,8 @@ static const size_t cal_sizes[] = { 0, 8, 64, 512, 4096, 32768, 262144 };
 #define NCAL	(sizeof(cal_sizes) / sizeof(cal_sizes[0]))
 
 static int rank, size, rounds = ROUNDS;
+/* Sizes of cal_sizes measured: all, or the first 3 when brief. */
+static int ncal = (int)NCAL;
 static double target_s = TARGET_S;
 static double *sbuf, *rbuf, *tmp;
 
@@ -273,36 +276,36 @@ static void print_one(const char *what, size_t bytes, double s)
 static int run_pingpong(const char *cls)
 {
 	double v[NCAL];
-	size_t i;
+	int i;
 
 	if (size != 2) {
 		if (!rank)
 			fprintf(stderr, "percs-mpi-model: pingpong needs 2 ranks\n");
 		return 2;
 	}
-	for (i = 0; i < NCAL; i++)
+	for (i = 0; i < ncal; i++)
 		v[i] = measure(pingpong, cal_sizes[i]) / 2;
-	print_values("l", cls, v, NCAL);
+	print_values("l", cls, v, ncal);
 	return 0;
 }
 
 static int run_calibrate(void)
 {
 	double v[NCAL];
-	size_t i;
+	int i;
 
-	for (i = 0; i < NCAL; i++)
+	for (i = 0; i < ncal; i++)
 		v[i] = measure(butterfly, cal_sizes[i]);
-	print_values("round", NULL, v, NCAL);
+	print_values("round", NULL, v, ncal);
 	mpi_coll_force(MPI_COLL_ALLREDUCE, ALLREDUCE_CAU);
 	print_one("cau", 8, measure(cau_allreduce, 8));
 	print_one("cau", 1024, measure(cau_allreduce, 1024));
 	mpi_coll_force(MPI_COLL_ALLREDUCE, -1);
 	if (size != 2)
 		return 0;
-	for (i = 0; i < NCAL; i++)
+	for (i = 0; i < ncal; i++)
 		v[i] = gap(cal_sizes[i]);
-	print_values("g", NULL, v, NCAL);
+	print_values("g", NULL, v, ncal);
 	print_one("o", 8, overhead());
 	print_one("gamma", 1, combine_cost());
 	return 0;
@@ -431,6 +434,7 @@ int main(int argc, char **argv)
 	if (getenv("PERCS_MODEL_BRIEF")) {
 		rounds = 3;
 		target_s = 0.001;
+		ncal = 3;
 	}
 	sbuf = calloc(MAX_BYTES / sizeof(double), sizeof(double));
 	rbuf = calloc(MAX_BYTES / sizeof(double), sizeof(double));
