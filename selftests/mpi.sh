@@ -23,7 +23,7 @@ scale=${PERCS_TEST_SCALE:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-plan=62
+plan=66
 # shellcheck source=selftests/job-tap.sh
 . "$here/job-tap.sh"
 
@@ -230,6 +230,54 @@ job "rank 1 killed inside Allreduce, fatal handler: a survivor aborts naming it"
 	60 -n 6 "$bin/collfail" allreduce kill fatal
 job "a program that cannot be run" 127 '' "cannot run '/nonexistent'" 30 \
 	-n 2 /nonexistent
+
+# The collectives' model (percs-bench model, tools/model), briefly: the
+# file --calibrate writes is read back by MPI_Init (validate refuses to
+# run without a model) and gives a point per algorithm; a corrupt file is
+# refused by name and the program still runs.  Structure, not figures.
+# The calibrate and validate pair (about 90 s on a loaded host) runs with
+# PERCS_TEST_MODEL=1 only; reported as skipped otherwise.
+model_run() {
+	local name=$1 want_re=$2 start rc
+	shift 2
+	start=$(date +%s)
+	PERCS_MODEL_BRIEF=1 PERCS_BUILD=$build timeout -k 5 120 \
+		"$build/tools/percs-bench" model "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" = 0 ] && grep -q -E -e "$want_re" "$tmp/out" && live_zero; then
+		ok "$name ($(($(date +%s) - start)) s)"
+	else
+		not_ok "$name: exit $rc, or stdout lacks /$want_re/" "$tmp/out" "$tmp/err"
+	fi
+}
+if [ "${PERCS_TEST_MODEL:-0}" = 1 ]; then
+model_run "percs-bench model --calibrate writes the parameter file" \
+	"model file written to $tmp/model" --calibrate --ranks 2 --classes same_hub \
+	-o "$tmp/model"
+if head -1 "$tmp/model" | grep -qx 'percs-mpi-model 1' &&
+   grep -q '^l same_hub ' "$tmp/model" && grep -q '^round 2 ' "$tmp/model" &&
+   grep -q '^cau_packet ' "$tmp/model"; then
+	ok "the parameter file: version line, L same hub, rounds at 2 ranks, the CAU's"
+else
+	not_ok "the parameter file lacks lines" "$tmp/model"
+fi
+# 18 algorithms of five collectives at 8 B, 2 ranks.
+model_run "percs-bench model: the file read back, every algorithm predicted" \
+	'"points": 18,' --model "$tmp/model" --ranks 2 --sizes 8 --json
+else
+	for t in "percs-bench model --calibrate writes the parameter file" \
+		 "the parameter file's lines" \
+		 "percs-bench model: the file read back, every algorithm predicted"; do
+		n=$((n + 1))
+		echo "ok $n - $t # SKIP PERCS_TEST_MODEL=1 runs it (about 90 s)"
+	done
+fi
+printf 'percs-mpi-model 1\nsizes 0 8\njunk 1\n' >"$tmp/badmodel"
+PERCS_MPI_MODEL=$tmp/badmodel \
+job "a corrupt model file: refused by name, the fixed rules run" 0 \
+	'hello from rank 1 of 2' \
+	"percs-mpi: model file refused, the fixed rules choose the collectives' algorithms: $tmp/badmodel: line 3: unknown item 'junk'" \
+	60 -n 2 "$bin/hello"
 
 # percs-run's own arguments: exit 2, a message naming the problem.
 bad() {

@@ -14,12 +14,22 @@
  * communicator's size and the data's: latency-bound algorithms (fewest
  * rounds) for short data, bandwidth-bound ones (least data per rank) for
  * long, the cross-over points being the usual ones of MPICH's defaults.
+ *
+ * With a model file (PERCS_MPI_MODEL=FILE, else MPI_MODEL_DEFAULT_PATH;
+ * written by percs-bench model --calibrate), barrier, bcast, reduce,
+ * allreduce and allgather take instead the algorithm of least predicted
+ * time (coll_model.c); alltoall and reduce_scatter keep the rules above.
+ * A file that is refused leaves the rules above in force; that is said
+ * once, on rank 0's stderr, when PERCS_MPI_MODEL named the file or
+ * PERCS_MPI_STATS is set (a default file is otherwise optional).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi_internal.h"
+#include "coll_model.h"
 
 #define MAX_ALGOS	4
 
@@ -49,6 +59,48 @@ static const char *const algo_names[MPI_COLL_KINDS][MAX_ALGOS] = {
 
 /* The forced algorithm of each collective, -1 for the default choice. */
 static int forced[MPI_COLL_KINDS];
+
+/* The parameters of the model, when a file was read. */
+static struct mpi_model model;
+static bool model_loaded;
+
+const struct mpi_model *mpi_coll_model(void)
+{
+	return model_loaded ? &model : NULL;
+}
+
+/*
+ * Read the model's file.  Never fatal: without a model the fixed rules
+ * choose.  "off" as PERCS_MPI_MODEL reads none.
+ */
+static void model_init(void)
+{
+	const char *path = getenv("PERCS_MPI_MODEL");
+	const char *rank = getenv("PERCS_RANK");
+	bool asked = path && *path;
+	char err[256];
+
+	model_loaded = false;
+	if (asked && !strcmp(path, "off"))
+		return;
+	if (!asked) {
+		path = MPI_MODEL_DEFAULT_PATH;
+		if (access(path, F_OK))
+			return;
+	}
+	if (!mpi_model_load(path, &model, err, sizeof(err))) {
+		model_loaded = true;
+		return;
+	}
+	if ((asked || getenv("PERCS_MPI_STATS")) && (!rank || !strcmp(rank, "0")))
+		fprintf(stderr, "percs-mpi: model file refused, the fixed rules choose the collectives' algorithms: %s\n",
+			err);
+}
+
+void mpi_coll_force(enum mpi_coll_kind kind, int algo)
+{
+	forced[kind] = algo;
+}
 
 const char *mpi_coll_algo_name(enum mpi_coll_kind kind, int algo)
 {
@@ -92,6 +144,7 @@ int mpi_coll_select_init(void)
 		if (ret)
 			return ret;
 	}
+	model_init();
 	return MPI_SUCCESS;
 }
 
@@ -107,8 +160,15 @@ bool mpi_coll_forced(enum mpi_coll_kind kind)
 
 int mpi_coll_algo(enum mpi_coll_kind kind, int p, size_t bytes, bool commute)
 {
+	int a;
+
 	if (forced[kind] >= 0)
 		return forced[kind];
+	if (model_loaded) {
+		a = mpi_model_choose(&model, kind, p, bytes, commute, true);
+		if (a >= 0)
+			return a;
+	}
 	/*
 	 * The CAU where it was measured to win (mpi-peer, 3..16 ranks one
 	 * a hub: 8-byte allreduce and barrier, Documentation/design.rst):
@@ -126,6 +186,11 @@ int mpi_coll_algo(enum mpi_coll_kind kind, int p, size_t bytes, bool commute)
 int mpi_coll_sw_algo(enum mpi_coll_kind kind, int p, size_t bytes,
 		     bool commute)
 {
+	int a = model_loaded ?
+		mpi_model_choose(&model, kind, p, bytes, commute, false) : -1;
+
+	if (a >= 0)
+		return a;
 	switch (kind) {
 	case MPI_COLL_BARRIER:
 		return BARRIER_DISSEMINATION;

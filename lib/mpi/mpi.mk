@@ -17,8 +17,9 @@
 MPI_SRCS := env.c errors.c comm.c group.c datatype.c op.c request.c p2p.c \
 	bsend.c nbc.c coll.c coll_v.c coll_select.c coll_barrier.c \
 	coll_bcast.c coll_reduce.c coll_allreduce.c coll_allgather.c \
-	coll_alltoall.c coll_reduce_scatter.c coll_cau.c
-MPI_HDRS := $(SRC)/include/mpi/mpi.h $(SRC)/lib/mpi/mpi_internal.h $(MSG_HDRS)
+	coll_alltoall.c coll_reduce_scatter.c coll_cau.c coll_model.c
+MPI_HDRS := $(SRC)/include/mpi/mpi.h $(SRC)/lib/mpi/mpi_internal.h \
+	$(SRC)/lib/mpi/coll_model.h $(MSG_HDRS)
 MPI_CFLAGS := $(CFLAGS_COMMON) -I$(SRC)/include/mpi -I$(SRC)/lib/msg
 MPI_OBJS := $(MPI_SRCS:%.c=$(BUILD)/lib/mpi/obj/%.o)
 MPI_SAN_OBJS := $(MPI_SRCS:%.c=$(BUILD)/lib/mpi/san/%.o)
@@ -85,3 +86,23 @@ uninstall-mpi:
 	rm -f $(addprefix $(DESTDIR),$(MPI_INSTALLED))
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/percs/mpi ] || \
 		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/percs/mpi
+
+# Unit tests of the model (coll_model.c) on the host, under ASan/UBSan:
+# the parameter file's parser and the predictions (no HFI, no job).
+# TAP in $(BUILD)/results/mpi-unit.tap.
+MPI_UNIT := $(BUILD)/lib/mpi/tests/mpi-unit
+MPI_UNIT_SRCS := $(SRC)/lib/mpi/tests/model.c $(SRC)/lib/mpi/coll_model.c \
+	$(SRC)/lib/tests/tap_unit.c
+.PHONY: mpi-unit-tests
+$(MPI_UNIT): $(MPI_UNIT_SRCS) $(MPI_HDRS) $(SRC)/lib/tests/tap_unit.h
+	@mkdir -p $(@D)
+	$(CC) $(MPI_CFLAGS) $(SAN_FLAGS) -I$(SRC)/lib/mpi -o $@ $(MPI_UNIT_SRCS) -lm
+
+mpi-unit-tests: $(MPI_UNIT)
+	@mkdir -p $(BUILD)/results
+	@$(MPI_UNIT) --count > $(BUILD)/results/mpi-unit.expected
+	@$(MPI_UNIT) > $(BUILD)/results/mpi-unit.tap; \
+	rc=$$?; cat $(BUILD)/results/mpi-unit.tap; \
+	[ $$rc -eq 0 ] || echo "mpi-unit-tests: failures (exit $$rc)"
+
+unit-tests: mpi-unit-tests

@@ -364,6 +364,14 @@ int mpi_coll_sw_algo(enum mpi_coll_kind kind, int p, size_t bytes,
 		     bool commute);
 /* @algo was forced by PERCS_MPI_COLL_<@kind>. */
 bool mpi_coll_forced(enum mpi_coll_kind kind);
+/*
+ * Force @algo (-1: the default choice) as PERCS_MPI_COLL_<@kind> does:
+ * for percs-mpi-model, which measures every algorithm in one job.
+ */
+void mpi_coll_force(enum mpi_coll_kind kind, int algo);
+struct mpi_model;
+/* The model's parameters MPI_Init read, NULL when none (coll_select.c). */
+const struct mpi_model *mpi_coll_model(void);
 
 /*
  * coll_cau.c: the "cau" algorithm of barrier, bcast, reduce and

@@ -553,6 +553,33 @@ static void header(FILE *f, const struct bench_cfg *cfg)
 	fprintf(f, "command: %s\n", cfg->cmdline);
 }
 
+/*
+ * "percs-bench model ...": the collectives' model is measured by an MPI
+ * program under percs-run, which its script (tools/model) launches; it
+ * is installed beside this binary.
+ */
+static int exec_model(int argc, char **argv)
+{
+	char self[PATH_MAX], script[PATH_MAX + 32], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0) {
+		perror("percs-bench: /proc/self/exe");
+		return 1;
+	}
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(script, sizeof(script), "%s/percs-bench-model", self);
+	argv[1] = script;
+	execv(script, argv + 1);
+	fprintf(stderr, "percs-bench: cannot run %s: %s\n", script,
+		strerror(errno));
+	(void)argc;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static struct bench_cfg cfg;
@@ -565,6 +592,8 @@ int main(int argc, char **argv)
 	time_t now;
 	int c, ret;
 
+	if (argc > 1 && !strcmp(argv[1], "model"))
+		return exec_model(argc, argv);
 	cfg.hub_a = cfg.hub_b = -1;
 	cfg.lat_iters = 10000;
 	cfg.bw_secs = 1.0;
