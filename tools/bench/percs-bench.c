@@ -555,8 +555,9 @@ static void header(FILE *f, const struct bench_cfg *cfg)
 
 /*
  * "percs-bench model ...": the collectives' model is measured by an MPI
- * program under percs-run, which its script (tools/model) launches; it
- * is installed beside this binary.
+ * program under percs-run, which its script (tools/model) launches from
+ * beside this binary: in the build tree (make install leaves both out,
+ * as it does percs-msg-bench).
  */
 static int exec_model(int argc, char **argv)
 {
@@ -574,8 +575,9 @@ static int exec_model(int argc, char **argv)
 	snprintf(script, sizeof(script), "%s/percs-bench-model", self);
 	argv[1] = script;
 	execv(script, argv + 1);
-	fprintf(stderr, "percs-bench: cannot run %s: %s\n", script,
-		strerror(errno));
+	fprintf(stderr, "percs-bench: cannot run %s: %s%s\n", script,
+		strerror(errno), errno == ENOENT ?
+		" (model runs from the build tree, after make model; it is not installed)" : "");
 	(void)argc;
 	return 1;
 }
