@@ -414,7 +414,13 @@ int lp_recv_drain(struct percs_window *w)
 		ret = rstash_push(w, h);
 		if (ret)
 			break;
-		percs_recv_consume(w);
+		/*
+		 * Past the FIFO's packet, never percs_recv_consume(): after
+		 * an application's peek at the stash without a consume, that
+		 * would drop the stash's head and keep this packet twice.
+		 */
+		w->rq.head += w->rq.peeked;
+		w->rq.peeked = 0;
 		n++;
 	}
 	rq_credit_lazy(w);

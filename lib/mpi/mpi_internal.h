@@ -279,6 +279,8 @@ void mpi_sched_free(struct mpi_sched *s);
 int mpi_sched_go(struct mpi_sched *s, MPI_Request *request, const char *fn);
 /* Advances every started schedule once. */
 void mpi_progress(void);
+/* No schedule is started: a wait need not call mpi_progress(). */
+bool mpi_sched_none(void);
 /* mpi_progress(), then percs_msg_idle(): the body of every wait loop. */
 void mpi_idle(void);
 

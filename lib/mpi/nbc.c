@@ -437,6 +437,11 @@ void mpi_progress(void)
 	}
 }
 
+bool mpi_sched_none(void)
+{
+	return !active;
+}
+
 void mpi_idle(void)
 {
 	mpi_progress();

@@ -168,6 +168,57 @@ static int blocking(MPI_Comm comm, int ret, struct mpi_req *q,
 	return MPI_SUCCESS;
 }
 
+/*
+ * The blocking calls' fast paths: a contiguous message with a real peer
+ * goes straight through the messaging layer, without a request, when it
+ * can complete at once (percs_msg_send_now(), percs_msg_recv_spin()).
+ * Return: 1 done (*@err: MPI_SUCCESS or the error class), 0 take the
+ * request path.
+ */
+static int send_now(const void *buf, int count, MPI_Datatype type, int dest,
+		    int tag, MPI_Comm comm, int *err)
+{
+	struct mpi_comm *c = mpi_comm(comm);
+	struct mpi_type *t = mpi_type(type);
+	size_t bytes = (size_t)count * t->size;
+	int ret;
+
+	if (dest == MPI_PROC_NULL || (bytes && !mpi_type_contig(t)))
+		return 0;
+	ret = percs_msg_send_now(mpi_g.m, buf, bytes,
+				 (unsigned int)c->world[dest], tag,
+				 c->ctx * MPI_SPACES + MPI_SPACE_P2P);
+	if (ret == 0)
+		return 0;
+	*err = ret < 0 ? mpi_errno_to_class(ret) : MPI_SUCCESS;
+	return 1;
+}
+
+/* Not while a non-blocking collective needs this rank's progress. */
+static int recv_now(void *buf, int count, MPI_Datatype type, int src,
+		    int tag, MPI_Comm comm, MPI_Status *status)
+{
+	struct mpi_comm *c = mpi_comm(comm);
+	struct mpi_type *t = mpi_type(type);
+	size_t bytes = (size_t)count * t->size;
+	struct percs_msg_status ms;
+	MPI_Status st = { 0 };
+
+	if (src == MPI_PROC_NULL || (bytes && !mpi_type_contig(t)) ||
+	    !mpi_sched_none())
+		return 0;
+	if (percs_msg_recv_spin(mpi_g.m, buf, bytes,
+				src == MPI_ANY_SOURCE ? PERCS_MSG_ANY_SOURCE :
+				c->world[src], tag,
+				c->ctx * MPI_SPACES + MPI_SPACE_P2P, &ms) != 1)
+		return 0;
+	st.MPI_SOURCE = mpi_comm_source(c, ms.source);
+	st.MPI_TAG = ms.tag;
+	st.percs_bytes = ms.len;
+	mpi_status_set(status, &st);
+	return 1;
+}
+
 static int send_common(const void *buf, int count, MPI_Datatype type,
 		       int dest, int tag, MPI_Comm comm, unsigned int flags,
 		       const char *fn)
@@ -177,6 +228,9 @@ static int send_common(const void *buf, int count, MPI_Datatype type,
 
 	if (ret)
 		return ret;
+	if (!flags && send_now(buf, count, type, dest, tag, comm, &ret))
+		return ret ? mpi_error(comm, ret, fn, "%s", mpi_why()) :
+		       MPI_SUCCESS;
 	ret = mpi_isend(buf, count, type, dest, tag, comm, MPI_SPACE_P2P, flags, &q);
 	return blocking(comm, ret, q, MPI_STATUS_IGNORE, fn);
 }
@@ -257,6 +311,8 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
 
 	if (ret)
 		return ret;
+	if (recv_now(buf, count, type, source, tag, comm, status))
+		return MPI_SUCCESS;
 	ret = mpi_irecv(buf, count, type, source, tag, comm, MPI_SPACE_P2P, &q);
 	return blocking(comm, ret, q, status, "MPI_Recv");
 }

@@ -15,7 +15,7 @@
 
 #include "msg_internal.h"
 
-static uint64_t now_ns(void)
+uint64_t pm_now_ns(void)
 {
 	struct timespec ts;
 
@@ -134,13 +134,13 @@ int percs_msg_close(struct percs_msg *m)
 	 * credits the peers wait for): the peers make progress, so this
 	 * ends; the deadline only guards against a peer that stopped.
 	 */
-	deadline = now_ns() + PM_CLOSE_NS;
+	deadline = pm_now_ns() + PM_CLOSE_NS;
 	/* A peer died: the job is ending, what others wait for is moot. */
 	if (m->nr_failed)
 		deadline = 0;
 	m->idle_rounds = 0;
 	ret = pm_trigger(m);
-	while (!ret && close_waits(m) && !m->error && now_ns() < deadline) {
+	while (!ret && close_waits(m) && !m->error && pm_now_ns() < deadline) {
 		percs_msg_progress(m);
 		if (close_waits(m))
 			percs_msg_idle(m);
@@ -301,10 +301,10 @@ void percs_msg_idle(struct percs_msg *m)
 	 * (idle_rounds goes back to 0).
 	 */
 	if (m->idle_rounds++ == 0)
-		m->idle_since = now_ns();
+		m->idle_since = pm_now_ns();
 	if (m->idle_rounds & 15)
 		return;
-	waited = now_ns() - m->idle_since;
+	waited = pm_now_ns() - m->idle_since;
 	if (waited < PM_SPIN_NS)
 		return;
 	/* Kick mode: RDMA and blocked packets move in kicks. */

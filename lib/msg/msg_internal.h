@@ -61,6 +61,11 @@ struct pm_rts {
 /* Waiting: spin this long, then yield the CPU until PM_YIELD_NS, then sleep. */
 #define PM_SPIN_NS	200000
 #define PM_YIELD_NS	5000000
+/*
+ * percs_msg_recv_spin(): looks at the receive FIFO's head between two
+ * progress rounds (a look costs about what the raw ping-pong's does).
+ */
+#define PM_SPIN_PEEKS	16
 /* How long closing waits for freed requests and queued packets to finish. */
 #define PM_CLOSE_NS	30000000000ULL
 /* Freed requests an endpoint keeps for reuse (no malloc per message). */
@@ -270,6 +275,8 @@ int pm_mr_get(struct percs_msg *m, void *buf, size_t len, uint32_t access,
 void pm_mr_put(struct percs_msg *m, uint32_t handle);
 
 /* endpoint.c */
+/* CLOCK_MONOTONIC in ns. */
+uint64_t pm_now_ns(void);
 struct pm_peer *pm_peer(struct percs_msg *m, unsigned int rank);
 /* A zeroed request (from the endpoint's cache of freed ones), or NULL. */
 struct percs_msg_req *pm_req_get(struct percs_msg *m);

@@ -165,6 +165,54 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 		    struct percs_msg_req **req);
 
 /**
+ * percs_msg_send_now() - send a message eagerly at once, without a request
+ * @m: the endpoint
+ * @buf: the data (free for reuse when it returns 1)
+ * @len: bytes
+ * @dst: destination rank
+ * @tag: 0 .. PERCS_MSG_TAG_MAX
+ * @ctx: context id
+ *
+ * A blocking send's fast path: the message goes as one eager packet when
+ * it fits one and the endpoint holds credit for it at @dst (and has
+ * talked to @dst before), exactly as percs_msg_isend() would send it.
+ * Otherwise nothing is sent and the caller uses percs_msg_isend(), which
+ * also reports any error the endpoint or @dst had before.
+ * Return: 1 sent; 0 not sent (use percs_msg_isend()); -EINVAL for a bad
+ * @dst or @tag or a NULL pointer; -ECONNRESET when @dst turned out to
+ * have failed; the window's -errno.
+ */
+int percs_msg_send_now(struct percs_msg *m, const void *buf, size_t len,
+		       unsigned int dst, int tag, uint32_t ctx);
+
+/**
+ * percs_msg_recv_spin() - wait a little for a message and receive it in
+ *	place, without a request
+ * @m: the endpoint
+ * @buf: where the data goes
+ * @cap: bytes available at @buf
+ * @src: source rank or PERCS_MSG_ANY_SOURCE
+ * @tag: tag or PERCS_MSG_ANY_TAG
+ * @ctx: context id
+ * @st: the status when it returns 1
+ *
+ * A blocking receive's fast path.  While no receive is posted, it takes
+ * the message a receive posted now would match at once, when that is an
+ * eager message of at most @cap bytes: from the buffered (unexpected)
+ * ones, else from the receive FIFO, which it watches for up to the spin
+ * phase of a wait (200 us) with a progress round every 16 looks, copying
+ * the packet at the FIFO's head straight into @buf when it is the next
+ * one in order from its sender.  Anything else (a posted receive, a
+ * matching rendezvous or too long a message, a failed peer, an endpoint
+ * error, the time up) ends it with nothing received: the caller posts
+ * the receive with percs_msg_irecv() and waits.
+ * Return: 1 received; 0 not (post a receive); -EINVAL for a bad @src or
+ * @tag or a NULL pointer.
+ */
+int percs_msg_recv_spin(struct percs_msg *m, void *buf, size_t cap, int src,
+			int tag, uint32_t ctx, struct percs_msg_status *st);
+
+/**
  * percs_msg_irecv() - post a receive
  * @m: the endpoint
  * @buf: where the data goes

@@ -426,6 +426,131 @@ int percs_msg_irecv(struct percs_msg *m, void *buf, size_t cap, int src,
 	return 0;
 }
 
+/* A matched eager message copied out without a request: status, credit. */
+static void taken(struct percs_msg *m, const struct pm_hdr *h,
+		  struct percs_msg_status *st)
+{
+	st->source = (int)h->src;
+	st->tag = h->tag;
+	st->len = h->len;
+	st->msg_len = h->len;
+	st->error = 0;
+	pm_give_credit(m, h->src, PM_UNEXP_COST(h->len));
+}
+
+/*
+ * The packet @ph at the head of the receive FIFO, received in place when
+ * it is what a receive posted now would match at once: an eager message
+ * that fits @cap, the next in order from its sender with nothing of that
+ * sender's kept ahead of it.  Return: 1 received, 0 not such a packet.
+ */
+static int recv_in_place(struct percs_msg *m, const struct percs_pkt_hdr *ph,
+			 void *buf, size_t cap, int src, int tag, uint32_t ctx,
+			 struct percs_msg_status *st)
+{
+	const unsigned char *pl = (const unsigned char *)(ph + 1);
+	struct pm_peer *p;
+	struct pm_hdr h;
+
+	if (ph->tag != PM_PKT_TAG || ph->length < sizeof(h))
+		return 0;
+	memcpy(&h, pl, sizeof(h));
+	if (h.type != PM_EAGER || h.src >= m->size || h.len > cap ||
+	    ph->length != sizeof(h) + h.len || h.ctx != ctx ||
+	    (src != PERCS_MSG_ANY_SOURCE && (unsigned int)src != h.src) ||
+	    (tag != PERCS_MSG_ANY_TAG && tag != h.tag))
+		return 0;
+	p = m->peers[h.src];
+	if (!p || h.seq != p->recv_seq || !pm_list_empty(&p->ooo) ||
+	    memcmp(&ph->src, &m->addrs[h.src], sizeof(ph->src)))
+		return 0;
+	if (h.len)
+		memcpy(buf, pl + sizeof(h), h.len);
+	/* The packet is ours now: a failing credit kick does not undo it. */
+	percs_recv_consume(m->w);
+	percs_recv_credit(m->w);
+	p->recv_seq++;
+	taken(m, &h, st);
+	return 1;
+}
+
+/*
+ * The first buffered message a receive posted now would match, taken
+ * when it is eager and fits @cap.  Return: 1 taken, 0 none matches, -1
+ * one matches that the request path must take (a rendezvous, too long).
+ */
+static int unexpected_take(struct percs_msg *m, void *buf, size_t cap,
+			   int src, int tag, uint32_t ctx,
+			   struct percs_msg_status *st)
+{
+	struct percs_msg_req want = { .peer = src, .tag = tag, .ctx = ctx };
+	struct pm_link *l;
+
+	for (l = m->unexpected.next; l != &m->unexpected; l = l->next) {
+		struct pm_inmsg *im = pm_container(l, struct pm_inmsg, link);
+
+		if (!req_matches(&want, im->hdr.src, im->hdr.tag, im->hdr.ctx))
+			continue;
+		if (im->hdr.type != PM_EAGER || im->hdr.len > cap)
+			return -1;
+		pm_list_del(&im->link);
+		if (im->hdr.len)
+			memcpy(buf, im->data, im->hdr.len);
+		m->cnt.unexpected_now -= PM_UNEXP_COST(im->hdr.len);
+		taken(m, &im->hdr, st);
+		free(im);
+		return 1;
+	}
+	return 0;
+}
+
+int percs_msg_recv_spin(struct percs_msg *m, void *buf, size_t cap, int src,
+			int tag, uint32_t ctx, struct percs_msg_status *st)
+{
+	const struct percs_pkt_hdr *ph;
+	uint64_t t0 = 0;
+	unsigned int i;
+	bool search;
+	int ret;
+
+	if (!m || !st || (cap && !buf) ||
+	    (src != PERCS_MSG_ANY_SOURCE && (src < 0 || (unsigned int)src >= m->size)) ||
+	    (tag != PERCS_MSG_ANY_TAG && tag < 0))
+		return -EINVAL;
+	if (m->error)
+		return 0;
+	search = !pm_list_empty(&m->unexpected);
+	for (i = 1;; i++) {
+		/*
+		 * An earlier receive or a buffered message comes first (the
+		 * list is searched again after each round, which is what
+		 * adds to it), and a failed peer is for the request path.
+		 */
+		if (!pm_list_empty(&m->posted) || pm_peer_failed(m, src))
+			return 0;
+		if (search) {
+			ret = unexpected_take(m, buf, cap, src, tag, ctx, st);
+			if (ret)
+				return ret > 0 ? 1 : 0;
+			search = false;
+		}
+		ph = percs_recv_peek(m->w);
+		if (ph && recv_in_place(m, ph, buf, cap, src, tag, ctx, st))
+			return 1;
+		/* Anything else, and every PM_SPIN_PEEKS looks: a round. */
+		if (!ph && i % PM_SPIN_PEEKS)
+			continue;
+		ret = percs_msg_progress(m);
+		if (ret)
+			return 0;
+		search = !pm_list_empty(&m->unexpected);
+		if (!t0)
+			t0 = pm_now_ns();
+		else if (pm_now_ns() - t0 > PM_SPIN_NS)
+			return 0;
+	}
+}
+
 int percs_msg_iprobe(struct percs_msg *m, int src, int tag, uint32_t ctx,
 		     struct percs_msg_status *st)
 {

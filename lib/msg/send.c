@@ -62,6 +62,59 @@ static int send_rts(struct percs_msg *m, struct percs_msg_req *r,
 	return 0;
 }
 
+/*
+ * The message as one PM_EAGER packet, sent or queued in the backlog (its
+ * data copied either way) when it fits and the peer has credit for it.
+ * Return: 0 (the buffer may be reused), 1 when it must go by rendezvous,
+ * or -errno from the wire.
+ */
+static int eager_send(struct percs_msg *m, struct pm_peer *p, unsigned int dst,
+		      struct pm_hdr *h, const void *buf, size_t len,
+		      unsigned int post)
+{
+	int ret;
+
+	if (len > m->eager_max || p->credit < PM_UNEXP_COST(len))
+		return 1;
+	h->type = PM_EAGER;
+	h->seq = p->send_seq;
+	ret = pm_post(m, dst, h, NULL, 0, buf, len, post);
+	if (ret)
+		return ret;
+	p->send_seq++;
+	p->credit -= PM_UNEXP_COST(len);
+	m->cnt.eager_sent++;
+	return 0;
+}
+
+int percs_msg_send_now(struct percs_msg *m, const void *buf, size_t len,
+		       unsigned int dst, int tag, uint32_t ctx)
+{
+	struct pm_hdr h = { .tag = tag, .ctx = ctx, .len = len,
+			    .src = m ? m->rank : 0 };
+	struct pm_peer *p;
+	int ret;
+
+	if (!m || (len && !buf) || dst >= m->size || tag < 0)
+		return -EINVAL;
+	/* Anything unusual is percs_msg_isend()'s to do and to report. */
+	if (m->error || pm_peer_failed(m, (int)dst) || len > m->eager_max)
+		return 0;
+	p = m->peers[dst];
+	if (!p)
+		return 0;
+	ret = pm_watch(m, PM_WATCH_PROGRESS);
+	if (ret)
+		return ret;
+	ret = eager_send(m, p, dst, &h, buf, len, 0);
+	if (ret > 0)
+		return 0;
+	if (ret)
+		return ret;
+	/* Sent, and the send made the kernel refuse it: the peer is gone. */
+	return pm_peer_failed(m, (int)dst) ? -ECONNRESET : 1;
+}
+
 int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 		    unsigned int dst, int tag, uint32_t ctx, unsigned int flags,
 		    struct percs_msg_req **req)
@@ -96,20 +149,13 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 	r->ctx = ctx;
 	h.src = m->rank;
 
-	if (!(flags & PERCS_MSG_F_SYNC) && len <= m->eager_max &&
-	    p->credit >= PM_UNEXP_COST(len)) {
-		h.type = PM_EAGER;
-		h.seq = p->send_seq;
-		ret = pm_post(m, dst, &h, NULL, 0, buf, len, post);
-		if (!ret) {
-			p->send_seq++;
-			p->credit -= PM_UNEXP_COST(len);
-			m->cnt.eager_sent++;
-			if (pm_peer_failed(m, (int)dst))
-				r->status.error = -ECONNRESET;
-			pm_req_done(r);
-		}
-	} else {
+	ret = flags & PERCS_MSG_F_SYNC ? 1 :
+	      eager_send(m, p, dst, &h, buf, len, post);
+	if (ret == 0) {
+		if (pm_peer_failed(m, (int)dst))
+			r->status.error = -ECONNRESET;
+		pm_req_done(r);
+	} else if (ret > 0) {
 		if (!(flags & PERCS_MSG_F_SYNC) && len <= m->eager_max)
 			m->cnt.no_credit++;
 		ret = send_rts(m, r, p, &h, post);

@@ -130,6 +130,37 @@ static void test_recv_peek_and_emsgsize(void)
 }
 
 /* The HFI's indices and entries are checked before they are used. */
+/*
+ * A peek at the receive stash without a consume, then the library drains
+ * the FIFO into the stash (a collective waiting): no packet lost or kept
+ * twice, the order stays.
+ */
+static void test_recv_peek_stash_then_drain(void)
+{
+	struct fwin *a = fwin_new(1, 4096, 4096, 0);
+	struct fwin *b = fwin_new(2, 4096, 4096, 0);
+	const struct percs_pkt_hdr *h;
+	struct percs_pkt_hdr hh;
+	uint8_t buf[8] = { 0 }, out[8];
+
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, 1, 0), 0);
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, 2, 0), 0);
+	CHECK_EQ(lp_recv_drain(b->w), 2);
+	h = percs_recv_peek(b->w);
+	REQUIRE(h);
+	CHECK_EQ(h->tag, 1);
+	CHECK_EQ(percs_send(a->w, &b->addr, buf, 8, 3, 0), 0);
+	CHECK_EQ(lp_recv_drain(b->w), 1);
+	CHECK_EQ(b->w->rstash.count, 3);
+	for (uint32_t tag = 1; tag <= 3; tag++) {
+		CHECK_EQ(percs_recv(b->w, &hh, out, sizeof(out)), 8);
+		CHECK_EQ(hh.tag, tag);
+	}
+	CHECK_EQ(percs_recv(b->w, &hh, out, sizeof(out)), -EAGAIN);
+	fwin_free(a);
+	fwin_free(b);
+}
+
 static void test_recv_bad_hfi_state(void)
 {
 	struct fwin *b = fwin_new(2, 4096, 4096, 0);
@@ -155,6 +186,7 @@ const struct unit_test recv_tests[] = {
 	{ "fifo: blocked sender resumes on receiver credit kick", test_blocked_sender_and_credit_kick },
 	{ "recv: lazy credits, at most half the ring held", test_credit_lazy },
 	{ "recv: peek in place, -EMSGSIZE keeps the packet", test_recv_peek_and_emsgsize },
+	{ "recv: a peek at the stash, then a drain: order kept", test_recv_peek_stash_then_drain },
 	{ "recv: bad HFI indices and entries give -EIO", test_recv_bad_hfi_state },
 	{ NULL, NULL }
 };

@@ -8,7 +8,9 @@
  *            at 8 B in rounds alternating with the raw immediate-send
  *            ping-pong between windows of the ranks' own on the same
  *            HFIs (raw.c): rows raw_latency and pair_round (each
- *            round's MPI median over its raw median)
+ *            round's MPI median over its raw median), and the
+ *            messaging layer's floor in the same rounds (the raw
+ *            ping-pong plus its header and one match): floor_latency
  *   bw       streaming: a window of 64 MPI_Isend then one reply, bytes
  *            per second at the receiver
  *   bibw     both directions at once
@@ -102,25 +104,31 @@ static int latency(int rank, int bytes, int iters, unsigned char *buf,
 }
 
 /*
- * The 8-byte MPI ping-pong and the raw immediate-send one on the same
- * HFIs, in alternating blocks of @iters round trips (PAIR_ROUNDS of each,
- * after a warm-up of both), so that the host's load, which changes by the
- * second on a shared machine, weighs on both alike.  Rows: "latency" and
- * "raw_latency" (medians over all rounds) and "pair_round" (each round's
- * MPI median over its raw median).
+ * The 8-byte MPI ping-pong, the raw immediate-send one on the same HFIs
+ * and the floor (raw_floor_pingpong(): the raw one plus the messaging
+ * layer's header and one match), in alternating blocks of @iters round
+ * trips (PAIR_ROUNDS of each, after a warm-up of all), so that the host's
+ * load, which changes by the second on a shared machine, weighs on all
+ * alike.  Rows: "latency", "raw_latency" and "floor_latency" (medians over
+ * all rounds) and "pair_round" (each round's MPI median over its raw
+ * median).
  */
 #define PAIR_ROUNDS	8
 static int latency_pair(int rank, struct raw_pair *raw, int iters,
 			unsigned char *buf, double *samples)
 {
 	double *mpi_s = samples, *raw_s = samples + PAIR_ROUNDS * iters;
+	double *floor_s = raw_s + PAIR_ROUNDS * iters;
 	int k, warm = iters / 10 + 1;
 
 	if (mpi_pingpong(rank, 8, warm, buf, NULL) ||
-	    raw_pingpong(raw, rank, 8, warm, NULL))
+	    raw_pingpong(raw, rank, 8, warm, NULL) ||
+	    raw_floor_pingpong(raw, rank, 8, warm, NULL))
 		return 1;
 	for (k = 0; k < PAIR_ROUNDS; k++)
 		if (raw_pingpong(raw, rank, 8, iters, raw_s + k * iters) ||
+		    raw_floor_pingpong(raw, rank, 8, iters,
+				       floor_s + k * iters) ||
 		    mpi_pingpong(rank, 8, iters, buf, mpi_s + k * iters))
 			return 1;
 	if (rank)
@@ -132,6 +140,7 @@ static int latency_pair(int rank, struct raw_pair *raw, int iters,
 	}
 	row("latency", 8, median(mpi_s, PAIR_ROUNDS * iters) * 1e6, "us");
 	row("raw_latency", 8, median(raw_s, PAIR_ROUNDS * iters) * 1e6, "us");
+	row("floor_latency", 8, median(floor_s, PAIR_ROUNDS * iters) * 1e6, "us");
 	return 0;
 }
 
@@ -203,8 +212,8 @@ int main(int argc, char **argv)
 	}
 	sbuf = malloc(MAX_SIZE);
 	rbuf = malloc(MAX_SIZE);
-	/* The pair phase keeps every round's samples, MPI and raw. */
-	samples = malloc(sizeof(double) * base * 2 * PAIR_ROUNDS);
+	/* The pair phase keeps every round's samples, MPI, raw and floor. */
+	samples = malloc(sizeof(double) * base * 3 * PAIR_ROUNDS);
 	if (!sbuf || !rbuf || !samples) {
 		fprintf(stderr, "percs-mpi-bench: out of memory\n");
 		MPI_Abort(MPI_COMM_WORLD, 1);

@@ -25,10 +25,10 @@ MSGB_SRCS := $(SRC)/tools/msgbench/mpi-bench.c $(SRC)/tools/msgbench/raw.c
 
 $(MSGB_BIN): $(MSGB_SRCS) $(SRC)/tools/msgbench/raw.h $(PERCS_CC) $(MPI_LIB) \
 	     $(MSG_LIB) $(BUILD)/lib/libpercs.a $(SRC)/include/mpi/mpi.h \
-	     $(SRC)/lib/percs.h
+	     $(SRC)/lib/percs.h $(SRC)/lib/msg/percs_msg.h
 	@mkdir -p $(@D)
 	$(PERCS_CC) -std=gnu11 -Wall -Wextra -Werror -O2 -g \
-		-I$(SRC)/lib -I$(SRC)/include/uapi -o $@ $(MSGB_SRCS)
+		-I$(SRC)/lib -I$(SRC)/lib/msg -I$(SRC)/include/uapi -o $@ $(MSGB_SRCS)
 
 $(MSGB_SCRIPT): $(SRC)/tools/msgbench/percs-msg-bench
 	@mkdir -p $(@D)

@@ -11,15 +11,35 @@
  * unpinned in auto mode.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
 #include <percs.h>
+#include <percs_msg.h>
 
 #include "raw.h"
 
 #define RAW_TIMEOUT_S	10.0
+
+/*
+ * The floor's packet starts with a header the size of the messaging
+ * layer's (what an eager packet carries beside its data).
+ */
+#define FLOOR_HDR	(PERCS_MAX_PAYLOAD - PERCS_MSG_DEF_EAGER)
+
+/** struct floor_hdr - the fields the floor's receiver matches */
+struct floor_hdr {
+	uint32_t src;
+	uint32_t seq;
+	int32_t tag;
+	uint32_t ctx;
+	uint64_t len;
+	unsigned char rest[FLOOR_HDR - 24];
+};
+
+_Static_assert(sizeof(struct floor_hdr) == FLOOR_HDR, "floor header size");
 
 struct raw_pair {
 	struct percs_hfi *hfi;
@@ -123,6 +143,89 @@ static int raw_done(struct raw_pair *p)
 		return 0;
 	p->uncredited = 0;
 	return percs_recv_credit(p->w);
+}
+
+/*
+ * The floor's message: @bytes of @data behind a header naming the
+ * sender, its sequence number, tag and context; its receiver matches all
+ * of them and copies the data out, as a matched eager message costs.
+ */
+static int floor_send(struct raw_pair *p, int rank, uint32_t seq,
+		      const unsigned char *data, int bytes)
+{
+	unsigned char line[PERCS_IMM_PAYLOAD];
+	struct floor_hdr h = {
+		.src = (uint32_t)rank, .seq = seq, .tag = 1, .ctx = 2,
+		.len = (uint64_t)bytes,
+	};
+
+	memcpy(line, &h, sizeof(h));
+	memcpy(line + sizeof(h), data, (size_t)bytes);
+	return raw_send(p, line, (int)sizeof(h) + bytes, seq);
+}
+
+static int floor_match(const struct percs_pkt_hdr *ph, int peer, uint32_t seq,
+		       unsigned char *data, int bytes)
+{
+	struct floor_hdr h;
+
+	if (ph->length != sizeof(h) + (size_t)bytes)
+		return -EPROTO;
+	memcpy(&h, ph + 1, sizeof(h));
+	if (h.src != (uint32_t)peer || h.seq != seq || h.tag != 1 ||
+	    h.ctx != 2 || h.len != (uint64_t)bytes)
+		return -EPROTO;
+	memcpy(data, (const unsigned char *)(ph + 1) + sizeof(h), (size_t)bytes);
+	return 0;
+}
+
+/* The floor's receive: consumed and credited at once, as the layer does. */
+static int floor_done(struct raw_pair *p)
+{
+	percs_recv_consume(p->w);
+	return percs_recv_credit(p->w);
+}
+
+int raw_floor_pingpong(struct raw_pair *p, int rank, int bytes, int n,
+		       double *samples)
+{
+	unsigned char buf[PERCS_IMM_PAYLOAD];
+	const struct percs_pkt_hdr *h;
+	int i, ret;
+
+	if (bytes < 1 || bytes > PERCS_IMM_PAYLOAD - FLOOR_HDR)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		double t = MPI_Wtime();
+
+		if (rank == 0) {
+			memset(buf, i & 0xff, (size_t)bytes);
+			ret = floor_send(p, rank, (uint32_t)i, buf, bytes);
+			if (ret)
+				goto fail;
+		}
+		h = raw_next(p);
+		if (!h) {
+			ret = -ETIMEDOUT;
+			goto fail;
+		}
+		ret = floor_match(h, !rank, (uint32_t)i, buf, bytes);
+		if (!ret && buf[0] != (unsigned char)(i & 0xff))
+			ret = -EPROTO;
+		if (!ret)
+			ret = floor_done(p);
+		if (!ret && rank == 1)
+			ret = floor_send(p, rank, (uint32_t)i, buf, bytes);
+		if (ret)
+			goto fail;
+		if (samples)
+			samples[i] = (MPI_Wtime() - t) / 2;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "percs-mpi-bench: rank %d: floor ping-pong %d: %s\n", rank, i,
+		strerror(-ret));
+	return ret;
 }
 
 int raw_pingpong(struct raw_pair *p, int rank, int bytes, int n,

@@ -40,6 +40,25 @@ int raw_open(int rank, struct raw_pair **out);
 int raw_pingpong(struct raw_pair *p, int rank, int bytes, int n,
 		 double *samples);
 
+/**
+ * raw_floor_pingpong() - the messaging layer's floor: raw_pingpong() with
+ *	the work an eager message needs at the least
+ * @p: the pair
+ * @rank: 0 times, 1 echoes
+ * @bytes: 1 .. 96 less the messaging layer's header (40 bytes)
+ * @n: round trips
+ * @samples: rank 0: @n half round trips in seconds, or NULL
+ *
+ * Each message is one immediate send of a header the size of the
+ * messaging layer's (sender, sequence number, tag, context, length) and
+ * the data; the receiver peeks at it in place, matches every header field
+ * against what it expects, copies the data out, consumes the packet and
+ * returns the FIFO credit at once.
+ * Return: 0, or -errno with a message on stderr.
+ */
+int raw_floor_pingpong(struct raw_pair *p, int rank, int bytes, int n,
+		       double *samples);
+
 /** raw_close() - release the window (NULL is ignored) */
 void raw_close(struct raw_pair *p);
 

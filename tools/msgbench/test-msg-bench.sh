@@ -6,7 +6,7 @@
 # this tests the report, not the figures).  TAP on stdout.
 # Usage: test-msg-bench.sh PATH-TO-percs-msg-bench
 #        test-msg-bench.sh --count
-NTESTS=13
+NTESTS=16
 if [ "$1" = "--count" ]; then
 	echo "$NTESTS"
 	exit 0
@@ -31,6 +31,7 @@ rank 0 says hello
 {"test":"pair_round","bytes":8,"value":1.340,"unit":"x"}
 {"test":"latency","bytes":8,"value":2.500,"unit":"us"}
 {"test":"raw_latency","bytes":8,"value":2.000,"unit":"us"}
+{"test":"floor_latency","bytes":8,"value":2.200,"unit":"us"}
 {"test":"bw","bytes":4096,"value":400.000,"unit":"MB/s"}
 {"test":"bw","bytes":1048576,"value":1800.000,"unit":"MB/s"}
 {"test":"bibw","bytes":1048576,"value":2500.000,"unit":"MB/s"}
@@ -56,6 +57,18 @@ check "8 B latency ratio to raw: 2.5 / 2.0 = 1.25, target met" 0 "" \
 check "the raw 8 B figure is percs-mpi-bench's, rounds counted" 0 "" \
 	"^raw: immediate send 8 B half round trip 2.00 us (same HFIs, engine mode and clock as MPI, 2 alternating rounds)" \
 	-- "$mb" --from "$m"
+check "the floor beside the latency target: 2.2 / 2.0 = 1.10x raw, MPI 2.5 / 2.2" 0 "" \
+	"^  floor: raw immediate send + the messaging header + one match 2.20 us = 1.10x raw; MPI at 1.14x the floor" \
+	-- "$mb" --from "$m"
+check "--json: the floor's figure" 0 "" '"floor_8b_half_rtt_us": 2.2' \
+	-- "$mb" --from "$m" --json
+mkdir -p "$tmp/nofloor"
+cp "$m/rdma.json" "$tmp/nofloor/"
+grep -v floor_latency "$m/mpi.jsonl" > "$tmp/nofloor/mpi.jsonl"
+check "a run without a floor row: the target, no floor line" 0 "" "" \
+	-- sh -c '"$1" --from "$2" > "$3" &&
+		grep -q "target: 8 B latency <= 1.3x raw immediate send: 1.25 met" "$3" &&
+		! grep "floor:" "$3"' sh "$mb" "$tmp/nofloor" "$tmp/nofloor.out"
 check "1 MiB streaming ratio to raw RDMA write: 0.90, met" 0 "" \
 	"target: 1 MiB streaming >= 80% of raw RDMA write: 0.90 met" -- "$mb" --from "$m"
 check "4 KiB streaming ratio against the 4 KiB RDMA row: 0.80" 0 "" \
