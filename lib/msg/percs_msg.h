@@ -29,6 +29,7 @@
 #ifndef LIBPERCS_MSG_H
 #define LIBPERCS_MSG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "percs.h"
