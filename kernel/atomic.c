@@ -949,19 +949,9 @@ static void percs_amo_work(struct work_struct *work)
 	struct percs_window *w = container_of(to_delayed_work(work),
 					      struct percs_window, amo.work);
 	unsigned int passes = 0;
-	bool more;
 
-	if (w->flags & PERCS_WINDOW_F_POLL) {
-		percs_poll_kick(w->hfi);
-		return;
-	}
-	/* Bounded as a kick is: the FIFO may be refilled as fast. */
-	do {
-		if (percs_engine_step(w, percs_engine_next_flags(
-					PERCS_KICK_F_SEND, passes++), &more) < 0)
-			return;
+	while (percs_engine_wake_step(w, PERCS_KICK_F_SEND, &passes))
 		cond_resched();
-	} while (more);
 }
 
 /**

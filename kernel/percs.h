@@ -1009,11 +1009,9 @@ void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
 #define PERCS_ENGINE_F_KICK	(1U << 28)
 int percs_engine_run(struct percs_window *w, unsigned int kick_flags);
 int percs_engine_kick(struct percs_window *w, unsigned int kick_flags);
+bool percs_engine_wake_step(struct percs_window *w, unsigned int kick_flags,
+			    unsigned int *passes);
 void percs_engine_wake(struct percs_dev *pd, u32 gid);
-unsigned int percs_engine_next_flags(unsigned int kick_flags,
-				     unsigned int passes);
-int percs_engine_step(struct percs_window *w, unsigned int kick_flags,
-		      bool *more);
 void percs_engine_credit(struct percs_window *w);
 void percs_engine_count_kick(struct percs_window *w);
 void percs_engine_unblock(struct percs_window *w);
