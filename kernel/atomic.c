@@ -389,7 +389,8 @@ static void percs_amo_request(struct percs_dev *pd, u32 src_gid,
 		return;
 	}
 	t = percs_window_lookup_gid_rcu(pd, dst_gid);
-	if (t && t->inst == req->dst_inst && t->job_key == req->job_key) {
+	if (t && t->inst == req->dst_inst &&
+	    !percs_window_job_allows(t, req->job_key)) {
 		percs_amo_answer(pd, t, src_gid, dst_gid, req, self);
 		rcu_read_unlock();
 		return;

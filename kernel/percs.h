@@ -721,6 +721,22 @@ static inline u32 percs_window_gid(const struct percs_window *w)
 }
 
 /**
+ * percs_window_job_allows() - the isolation rule: what a window accepts
+ * @dst: target window (of a packet, an RDMA transfer, an atomic, a tree)
+ * @job_key: the job key the request carries
+ *
+ * The one place the rule is written: every path that lets one window act
+ * on another asks here (or through percs_window_may_send_to()).
+ *
+ * Return: 0, or -EACCES when @dst belongs to another job.
+ */
+static inline int percs_window_job_allows(const struct percs_window *dst,
+					  u32 job_key)
+{
+	return dst->job_key == job_key ? 0 : -EACCES;
+}
+
+/**
  * percs_window_may_send_to() - the isolation rule for packets
  * @src: sending window
  * @dst: target window
@@ -730,7 +746,7 @@ static inline u32 percs_window_gid(const struct percs_window *w)
 static inline int percs_window_may_send_to(const struct percs_window *src,
 					   const struct percs_window *dst)
 {
-	return src->job_key == dst->job_key ? 0 : -EACCES;
+	return percs_window_job_allows(dst, src->job_key);
 }
 
 /**
