@@ -389,7 +389,8 @@ static void percs_amo_request(struct percs_dev *pd, u32 src_gid,
 		return;
 	}
 	t = percs_window_lookup_gid_rcu(pd, dst_gid);
-	if (t && t->inst == req->dst_inst && t->job_key == req->job_key) {
+	if (t && t->inst == req->dst_inst &&
+	    !percs_window_job_allows(t, req->job_key)) {
 		percs_amo_answer(pd, t, src_gid, dst_gid, req, self);
 		rcu_read_unlock();
 		return;
@@ -949,19 +950,9 @@ static void percs_amo_work(struct work_struct *work)
 	struct percs_window *w = container_of(to_delayed_work(work),
 					      struct percs_window, amo.work);
 	unsigned int passes = 0;
-	bool more;
 
-	if (w->flags & PERCS_WINDOW_F_POLL) {
-		percs_poll_kick(w->hfi);
-		return;
-	}
-	/* Bounded as a kick is: the FIFO may be refilled as fast. */
-	do {
-		if (percs_engine_step(w, percs_engine_next_flags(
-					PERCS_KICK_F_SEND, passes++), &more) < 0)
-			return;
+	while (percs_engine_wake_step(w, PERCS_KICK_F_SEND, &passes))
 		cond_resched();
-	} while (more);
 }
 
 /**

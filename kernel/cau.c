@@ -51,7 +51,7 @@ static int percs_cau_check_window(struct percs_dev *pd,
 	rcu_read_lock();
 	t = percs_window_lookup_rcu(pd, &m->win, &err);
 	if (t)
-		err = t->job_key == caller->job_key ? 0 : -EACCES;
+		err = percs_window_may_send_to(caller, t);
 	if (!err) {
 		n->gid = percs_window_gid(t);
 		n->inst = t->inst;

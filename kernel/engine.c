@@ -401,67 +401,15 @@ int percs_engine_run(struct percs_window *w, unsigned int kick_flags)
 	return percs_engine_pass(w, kick_flags, &more);
 }
 
-/**
- * percs_engine_step() - one pass, telling whether another is needed
- * @w: the window
- * @kick_flags: PERCS_KICK_F_SEND and/or PERCS_KICK_F_IMM
- * @more: out: the budget ran out with work left (RDMA data included)
- *
- * Return: as percs_engine_run().
- */
-int percs_engine_step(struct percs_window *w, unsigned int kick_flags,
-		      bool *more)
-{
-	*more = false;
-	return percs_engine_pass(w, kick_flags, more);
-}
-
-/**
- * percs_engine_wake() - run a window's send side from a work item
- * @pd: the system
- * @gid: the window's global id (a window that reuses it only gets a
- *	spurious pass)
- *
- * Process context: a poll-mode window's polling thread is woken, a
- * kick-mode window gets passes here until it is idle or blocked, within
- * the bounds of a kick (percs_engine_next_flags()).
- */
-void percs_engine_wake(struct percs_dev *pd, u32 gid)
-{
-	struct percs_window *w;
-	unsigned int passes = 0;
-	bool more;
-
-	/* Bounded as a kick is: the FIFO may be refilled as fast. */
-	do {
-		more = false;
-		rcu_read_lock();
-		w = percs_window_lookup_gid_rcu(pd, gid);
-		if (w && (w->flags & PERCS_WINDOW_F_POLL))
-			percs_poll_kick(w->hfi);
-		else if (w)
-			percs_engine_step(w, percs_engine_next_flags(
-					PERCS_KICK_F_SEND, passes++), &more);
-		rcu_read_unlock();
-		if (more)
-			cond_resched();
-	} while (more);
-}
-
-/**
- * percs_engine_next_flags() - the flags of a kick's next pass
- * @kick_flags: the kick's flags
- * @passes: passes the kick has run
- *
- * After %PERCS_KICK_MAX_PASSES passes a kick reads no more descriptors
+/*
+ * The flags of a kick's pass after @passes passes.  After
+ * %PERCS_KICK_MAX_PASSES passes a kick reads no more descriptors
  * (send FIFO, immediate slots), which a process sharing the mapping can
  * refill as fast as the engine reads them: it only moves on the
  * transfers already posted (RDMA data, atomics), which are bounded.
- *
- * Return: the flags for percs_engine_step().
  */
-unsigned int percs_engine_next_flags(unsigned int kick_flags,
-				     unsigned int passes)
+static unsigned int percs_engine_next_flags(unsigned int kick_flags,
+					    unsigned int passes)
 {
 	BUILD_BUG_ON((PERCS_ENGINE_F_DRAIN | PERCS_ENGINE_F_POLLER |
 		      PERCS_ENGINE_F_SLEEPING | PERCS_ENGINE_F_KICK) &
@@ -513,6 +461,64 @@ int percs_engine_kick(struct percs_window *w, unsigned int kick_flags)
 	return min_t(long, total, INT_MAX);
 }
 
+/**
+ * percs_engine_wake_step() - have a window's send side run, one bounded
+ *	step of a wake from below the engine
+ * @w: the window, kept alive by the caller (RCU or its own work item)
+ * @kick_flags: PERCS_KICK_F_SEND and/or PERCS_KICK_F_IMM
+ * @passes: the wake's passes so far (start at 0); advanced here
+ *
+ * Every wake that does not come from the window's own kick (a remote
+ * completion, an atomic's deadline, a receiver's credit) goes through
+ * here: a poll-mode window's polling thread is woken; a kick-mode window
+ * gets one engine pass here, with the flags a kick's pass @passes would
+ * have (percs_engine_next_flags()), so that a wake is bounded as a kick
+ * is.  Atomic context; the caller reschedules between steps.
+ *
+ * Return: true if another step is needed.
+ */
+bool percs_engine_wake_step(struct percs_window *w, unsigned int kick_flags,
+			    unsigned int *passes)
+{
+	bool more = false;
+
+	if (w->flags & PERCS_WINDOW_F_POLL) {
+		percs_poll_kick(w->hfi);
+		return false;
+	}
+	if (percs_engine_pass(w, percs_engine_next_flags(kick_flags,
+							 (*passes)++),
+			      &more) < 0)
+		return false;
+	return more;
+}
+
+/**
+ * percs_engine_wake() - run a window's send side from a work item
+ * @pd: the system
+ * @gid: the window's global id (a window that reuses it only gets a
+ *	spurious pass)
+ *
+ * Process context: percs_engine_wake_step() until the window is idle or
+ * blocked, looking the window up again for each step.
+ */
+void percs_engine_wake(struct percs_dev *pd, u32 gid)
+{
+	struct percs_window *w;
+	unsigned int passes = 0;
+	bool more;
+
+	do {
+		rcu_read_lock();
+		w = percs_window_lookup_gid_rcu(pd, gid);
+		more = w && percs_engine_wake_step(w, PERCS_KICK_F_SEND,
+						   &passes);
+		rcu_read_unlock();
+		if (more)
+			cond_resched();
+	} while (more);
+}
+
 /*
  * Retry the senders blocked on window @gid: kick-mode ones here, in the
  * caller's context; poll-mode ones by waking their HFI's polling engine.
@@ -546,11 +552,13 @@ static void percs_engine_retry_senders(struct percs_dev *pd, u32 gid)
 		for (i = 0; i < n; i++) {
 			rcu_read_lock();
 			s = percs_window_lookup_gid_rcu(pd, gids[i]);
-			if (s && (s->flags & PERCS_WINDOW_F_POLL))
-				percs_poll_kick(s->hfi);
-			else if (s)
-				percs_engine_run(s, PERCS_KICK_F_SEND |
-						    PERCS_KICK_F_IMM);
+			if (s) {
+				unsigned int passes = 0;
+
+				percs_engine_wake_step(s, PERCS_KICK_F_SEND |
+						       PERCS_KICK_F_IMM,
+						       &passes);
+			}
 			rcu_read_unlock();
 			cond_resched();
 		}

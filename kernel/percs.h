@@ -721,6 +721,22 @@ static inline u32 percs_window_gid(const struct percs_window *w)
 }
 
 /**
+ * percs_window_job_allows() - the isolation rule: what a window accepts
+ * @dst: target window (of a packet, an RDMA transfer, an atomic, a tree)
+ * @job_key: the job key the request carries
+ *
+ * The one place the rule is written: every path that lets one window act
+ * on another asks here (or through percs_window_may_send_to()).
+ *
+ * Return: 0, or -EACCES when @dst belongs to another job.
+ */
+static inline int percs_window_job_allows(const struct percs_window *dst,
+					  u32 job_key)
+{
+	return dst->job_key == job_key ? 0 : -EACCES;
+}
+
+/**
  * percs_window_may_send_to() - the isolation rule for packets
  * @src: sending window
  * @dst: target window
@@ -730,7 +746,7 @@ static inline u32 percs_window_gid(const struct percs_window *w)
 static inline int percs_window_may_send_to(const struct percs_window *src,
 					   const struct percs_window *dst)
 {
-	return src->job_key == dst->job_key ? 0 : -EACCES;
+	return percs_window_job_allows(dst, src->job_key);
 }
 
 /**
@@ -1009,11 +1025,9 @@ void percs_cq_post(struct percs_window *w, u64 user_data, int res, u8 kind,
 #define PERCS_ENGINE_F_KICK	(1U << 28)
 int percs_engine_run(struct percs_window *w, unsigned int kick_flags);
 int percs_engine_kick(struct percs_window *w, unsigned int kick_flags);
+bool percs_engine_wake_step(struct percs_window *w, unsigned int kick_flags,
+			    unsigned int *passes);
 void percs_engine_wake(struct percs_dev *pd, u32 gid);
-unsigned int percs_engine_next_flags(unsigned int kick_flags,
-				     unsigned int passes);
-int percs_engine_step(struct percs_window *w, unsigned int kick_flags,
-		      bool *more);
 void percs_engine_credit(struct percs_window *w);
 void percs_engine_count_kick(struct percs_window *w);
 void percs_engine_unblock(struct percs_window *w);

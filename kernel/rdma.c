@@ -519,8 +519,9 @@ static int percs_rdma_run_rcu(struct percs_window *w, struct percs_rdma_op *op,
 	x.land = percs_window_lookup_rcu(w->hfi->pd, &op->hdr.dst, &err);
 	if (!x.land)
 		return err;
-	if (x.land->job_key != w->job_key)
-		return -EACCES;
+	err = percs_window_may_send_to(w, x.land);
+	if (err)
+		return err;
 	if (!percs_mr_live(x.land, op->rmr))
 		return -ENOENT;
 	if (op->lmr && !percs_mr_live(w, op->lmr)) {
@@ -569,7 +570,7 @@ static void percs_rdma_complete(struct percs_window *w,
 		t = percs_window_lookup_rcu(w->hfi->pd, &op->hdr.dst, &err);
 		if (t) {
 			spin_lock(&t->recv_lock);
-			if (!t->recv_dead && t->job_key == w->job_key)
+			if (!t->recv_dead && !percs_window_may_send_to(w, t))
 				percs_cq_post(t, op->ext.user_data, 0,
 					      PERCS_PKT_RDMA,
 					      PERCS_CQE_F_REMOTE);

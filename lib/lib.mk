@@ -15,7 +15,7 @@
 #                         <linux/percs.h>, libpercs.pc, libpercs.7;
 #                         make uninstall-lib removes them
 
-LIBPERCS_VERSION := 1.7.0
+LIBPERCS_VERSION := 1.8.0
 LIBPERCS_SONAME := libpercs.so.1
 
 LIB_OUT := $(BUILD)/lib

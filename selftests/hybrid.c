@@ -238,12 +238,22 @@ TEST_F(hybrid, bad_inputs)
 	ASSERT_LIVE_ZERO();
 }
 
+/* The run-vm-tests.sh flavor: a KASAN or KCSAN kernel, not Debian's. */
+static bool debug_kernel(void)
+{
+	const char *flavor = getenv("PERCS_KERNEL_FLAVOR");
+
+	return flavor && strcmp(flavor, "stock");
+}
+
 /*
  * The heartbeat's gaps while the thread has a CPU and work (a stream of
  * sends it consumes): what the library's bound (LP_AUTO_STALE_US, 50 us)
  * is chosen from.  Printed; the test fails only when the beat does not
- * move at all or its median gap is beyond the bound (the bound would then
- * make every send a kick).
+ * move at all or, on Debian's kernel, its median gap is beyond the bound
+ * (the bound would then make every send a kick).  A debug kernel's
+ * passes outlast the bound (the KASAN one's median is milliseconds under
+ * TCG), as free_cpu_no_syscall says.
  */
 TEST_F_TIMEOUT(hybrid, beat_gaps, 60)
 {
@@ -299,7 +309,8 @@ TEST_F_TIMEOUT(hybrid, beat_gaps, 60)
 	       n, tag, gap[n / 2] / 1e3, gap[n * 9 / 10] / 1e3,
 	       gap[n * 99 / 100] / 1e3, gap[n * 999 / 1000] / 1e3,
 	       gap[n - 1] / 1e3);
-	EXPECT_LT(gap[n / 2], 50 * 1000);
+	if (!debug_kernel())
+		EXPECT_LT(gap[n / 2], 50 * 1000);
 	percs_window_release(w);
 	percs_window_release(rx);
 }
@@ -325,8 +336,7 @@ TEST_F_TIMEOUT(hybrid, free_cpu_no_syscall, 120)
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs a free CPU");
 	/* A debug kernel's passes outlast the library's 50 us bound. */
-	if (getenv("PERCS_KERNEL_FLAVOR") &&
-	    strcmp(getenv("PERCS_KERNEL_FLAVOR"), "stock"))
+	if (debug_kernel())
 		SKIP(return, "a debug kernel: its polling passes are slower than LP_AUTO_STALE_US");
 	ASSERT_EQ(0, pin_to(0));
 	ASSERT_EQ(0, pt_reserve(self->hfi, PERCS_WINDOW_F_AUTO, FIFO, FIFO,
@@ -447,14 +457,18 @@ TEST_F_TIMEOUT(hybrid, free_cpu_latency_vs_kick, 120)
  * The thread parked in the middle of a stream: every packet arrives once
  * and in order; while parked the thread consumes nothing and the sender's
  * kicks do; once unparked the thread consumes again - given a CPU of its
- * own: on one CPU (the KCSAN VM) it rightly steps aside for the sender.
+ * own: on a single CPU it rightly steps aside for the sender.  A thread
+ * that stepped aside comes back on a kick at most every
+ * PERCS_AUTO_RETRY_MAX_US (32 ms), longer than a phase of sends takes,
+ * so the last phase goes on until the thread has taken sends again (at
+ * most RETURN_MS).
  */
 TEST_F_TIMEOUT(hybrid, park_midstream, 120)
 {
-	enum { PHASE = 1000 };
+	enum { PHASE = 1000, RETURN_MS = 5000 };
 	const volatile struct percs_status *st;
 	struct percs_window *tx, *rx;
-	uint64_t polled[4], kicked[4], payload;
+	uint64_t polled[4], kicked[4], payload, back_by;
 	struct percs_pkt_hdr h;
 	struct percs_addr dst;
 	bool free_cpu = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
@@ -480,8 +494,13 @@ TEST_F_TIMEOUT(hybrid, park_midstream, 120)
 		}
 		polled[phase] = st->sent_polled;
 		kicked[phase] = st->sent_kicked;
+		back_by = now_ns() + RETURN_MS * 1000000ull;
 		/* Bursts of 8 then drain: the receiver lags the sender. */
-		for (unsigned int i = 0; i < PHASE; i += 8) {
+		for (unsigned int i = 0;
+		     i < PHASE || (phase == 2 && free_cpu &&
+				   st->sent_polled == polled[2] &&
+				   now_ns() < back_by);
+		     i += 8) {
 			for (unsigned int j = 0; j < 8; j++)
 				ASSERT_EQ(0, send_tag(tx, &dst, tag++,
 						      PT_TIMEOUT_MS));
@@ -503,7 +522,7 @@ TEST_F_TIMEOUT(hybrid, park_midstream, 120)
 		       (unsigned long long)(kicked[p + 1] - kicked[p]));
 	/* Nothing extra: no duplicate behind the last packet. */
 	EXPECT_EQ(-EAGAIN, percs_recv(rx, &h, &payload, sizeof(payload)));
-	EXPECT_EQ(3 * PHASE, st->packets_sent);
+	EXPECT_EQ(tag, st->packets_sent);
 	EXPECT_EQ(0, st->send_errors);
 	/* Parked: only kicks moved it, and they moved all of it. */
 	EXPECT_EQ(0, polled[2] - polled[1]);
@@ -640,7 +659,13 @@ TEST_F_TIMEOUT(hybrid, pingpong_two_ranks, 300)
 	       kick[ROUNDS / 2] / 1e3, au[ROUNDS / 2] / 1e3, poll / 1e3, ps);
 	TH_LOG("auto/kick %.3f (target %.1f, test bound %.1f)", ratio,
 	       AUTO_TARGET, AUTO_MAX_RATIO);
-	EXPECT_LE(ratio, AUTO_MAX_RATIO);
+	/*
+	 * Not on a debug kernel: its polling passes outlast the library's
+	 * bound (as free_cpu_no_syscall says), and under KASAN auto mode's
+	 * median is then a scheduler tick; the exchanges must still complete.
+	 */
+	if (!debug_kernel())
+		EXPECT_LE(ratio, AUTO_MAX_RATIO);
 }
 
 TEST_HARNESS_MAIN

@@ -63,6 +63,12 @@ $(ST_BINS): $(ST_OUT)/%: $(ST_OBJ)/%.o $(ST_OBJ)/common.o $(ST_LIBSAN)
 	@mkdir -p $(@D)
 	$(CC) $(ST_CFLAGS) -o $@ $^
 
+# The CAU programs' shared code (selftests/collkit/), linked into each.
+ST_COLLKIT := $(ST_OBJ)/collkit/collkit.o
+$(ST_COLLKIT): $(ST_DIR)/collkit/collkit.h
+$(ST_OUT)/coll $(ST_OUT)/mcast: $(ST_COLLKIT)
+$(ST_OBJ)/coll.o $(ST_OBJ)/mcast.o: $(ST_DIR)/collkit/collkit.h
+
 # Helpers for module.sh; kept out of $(ST_OUT) so the runner does not take
 # them for test programs.
 $(ST_HELPER): $(ST_DIR)/helpers/pt-helper.c $(SRC)/include/uapi/linux/percs.h
