@@ -519,16 +519,18 @@ int percs_msg_recv_spin(struct percs_msg *m, void *buf, size_t cap, int src,
 		return -EINVAL;
 	if (m->error)
 		return 0;
-	search = !pm_list_empty(&m->unexpected);
+	search = true;
 	for (i = 1;; i++) {
 		/*
 		 * An earlier receive or a buffered message comes first (the
 		 * list is searched again after each round, which is what
 		 * adds to it), and a failed peer is for the request path.
+		 * Only a round changes any of them: they are looked at
+		 * after one (@search), not at every look.
 		 */
-		if (!pm_list_empty(&m->posted) || pm_peer_failed(m, src))
-			return 0;
 		if (search) {
+			if (!pm_list_empty(&m->posted) || pm_peer_failed(m, src))
+				return 0;
 			ret = unexpected_take(m, buf, cap, src, tag, ctx, st);
 			if (ret)
 				return ret > 0 ? 1 : 0;
@@ -543,7 +545,7 @@ int percs_msg_recv_spin(struct percs_msg *m, void *buf, size_t cap, int src,
 		ret = percs_msg_progress(m);
 		if (ret)
 			return 0;
-		search = !pm_list_empty(&m->unexpected);
+		search = true;
 		if (!t0)
 			t0 = pm_now_ns();
 		else if (pm_now_ns() - t0 > PM_SPIN_NS)

@@ -78,7 +78,9 @@ static int eager_send(struct percs_msg *m, struct pm_peer *p, unsigned int dst,
 		return 1;
 	h->type = PM_EAGER;
 	h->seq = p->send_seq;
-	ret = pm_post(m, dst, h, NULL, 0, buf, len, post);
+	ret = post ? 1 : pm_post_imm(m, dst, h, buf, len);
+	if (ret > 0)
+		ret = pm_post(m, dst, h, NULL, 0, buf, len, post);
 	if (ret)
 		return ret;
 	p->send_seq++;
@@ -103,7 +105,7 @@ int percs_msg_send_now(struct percs_msg *m, const void *buf, size_t len,
 	p = m->peers[dst];
 	if (!p)
 		return 0;
-	ret = pm_watch(m, PM_WATCH_PROGRESS);
+	ret = pm_watch_progress(m);
 	if (ret)
 		return ret;
 	ret = eager_send(m, p, dst, &h, buf, len, 0);
@@ -133,7 +135,7 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 	if (m->error)
 		return m->error;
 	/* A rank that only sends eagerly never waits: it hears here. */
-	ret = pm_watch(m, PM_WATCH_PROGRESS);
+	ret = pm_watch_progress(m);
 	if (ret)
 		return ret;
 	if (pm_peer_failed(m, (int)dst))
