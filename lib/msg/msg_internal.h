@@ -17,7 +17,7 @@
 enum pm_type {
 	PM_EAGER = 1,	/* ordered: the data follows the header */
 	PM_RTS,		/* ordered: rendezvous request, struct pm_rts follows */
-	PM_FIN,		/* rendezvous done: the sender may reuse its buffer */
+	PM_FIN,		/* rendezvous over (pm_hdr.status: how): buffer free */
 	PM_CREDIT,	/* eager credit returned: @len bytes */
 };
 
@@ -29,7 +29,9 @@ enum pm_type {
  * @seq: per (sender, receiver) sequence number of ordered packets
  * @tag: the message's tag
  * @ctx: the message's context
- * @reserved2: zero
+ * @status: PM_FIN: 0 when the receiver read the data (or took a
+ *	zero-length or truncated part of it), else the positive errno its
+ *	read failed with or could not start with; zero in other packets
  * @len: the message's length (PM_CREDIT: bytes of credit)
  * @cookie: PM_RTS: the sender's request id, echoed in PM_FIN
  */
@@ -40,7 +42,7 @@ struct pm_hdr {
 	uint32_t seq;
 	int32_t tag;
 	uint32_t ctx;
-	uint32_t reserved2;
+	uint32_t status;
 	uint64_t len;
 	uint64_t cookie;
 };
@@ -348,6 +350,10 @@ static inline bool pm_peer_failed(const struct percs_msg *m, int rank)
 }
 
 /* send.c */
-void pm_fin_arrived(struct percs_msg *m, uint64_t cookie);
+/*
+ * A PM_FIN for the send @cookie: complete it, failed with -EREMOTEIO when
+ * @status says the receiver could not read the data.
+ */
+void pm_fin_arrived(struct percs_msg *m, uint64_t cookie, uint32_t status);
 
 #endif /* LIBPERCS_MSG_INTERNAL_H */

@@ -7,7 +7,7 @@
  * once.  Any other message (larger, no credit, or synchronous) registers
  * its buffer for remote reads and sends a PM_RTS; the receiver reads the
  * data when it has matched a receive and answers PM_FIN, which completes
- * the send.
+ * the send (with -EREMOTEIO when the FIN says the read failed).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -171,7 +171,7 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 	return 0;
 }
 
-void pm_fin_arrived(struct percs_msg *m, uint64_t cookie)
+void pm_fin_arrived(struct percs_msg *m, uint64_t cookie, uint32_t status)
 {
 	struct pm_link *l;
 
@@ -185,6 +185,9 @@ void pm_fin_arrived(struct percs_msg *m, uint64_t cookie)
 		if (r->mr)
 			pm_mr_put(m, r->mr);
 		r->mr = 0;
+		/* The receiver's own request carries its errno. */
+		if (status)
+			r->status.error = -EREMOTEIO;
 		pm_req_done(r);
 		return;
 	}
