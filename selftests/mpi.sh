@@ -23,7 +23,7 @@ scale=${PERCS_TEST_SCALE:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-plan=66
+plan=68
 # shellcheck source=selftests/job-tap.sh
 . "$here/job-tap.sh"
 
@@ -189,6 +189,13 @@ job "a fatal bad argument aborts the job naming the call" 6 '' \
 job "a fatal bad argument to a non-blocking collective names the call" 8 '' \
 	'MPI_Ibcast: root 7 is not in the communicator.*MPI_ERR_ROOT' 60 \
 	-n 2 "$bin/errors" fatal-nbc
+# A rendezvous whose read fails (cannot start: a read-only receive
+# buffer; fails in flight: the send buffer unmapped) fails both sides.
+job "a failed rendezvous read fails the receive and the send, no hang" 0 \
+	'rndvfail: both sides saw each failed rendezvous' '' 60 -n 2 "$bin/rndvfail"
+job "a fatal failed rendezvous send names the call and the cause" 15 '' \
+	'MPI_Send: the receiver could not read the message.*MPI_ERR_OTHER' 60 \
+	-n 2 "$bin/rndvfail" fatal
 job "a rank killed mid-job: the others end, rank named" 137 '' \
 	'rank 1 \(pid [0-9]+\) was killed by signal 9' 60 -n 3 "$bin/faults" kill
 job "a rank exiting without MPI_Finalize ends the job" 1 '' \

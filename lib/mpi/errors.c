@@ -52,6 +52,8 @@ int mpi_errno_to_class(int err)
 		return MPI_ERR_TRUNCATE;
 	case -EINVAL:
 		return MPI_ERR_ARG;
+	case -EFAULT:	/* a receive buffer the data cannot be written to */
+		return MPI_ERR_BUFFER;
 	case -ECONNRESET:	/* a peer failed (lib/msg/failure.c) */
 		return MPI_ERR_PROC_ABORTED;
 	default:
@@ -71,6 +73,10 @@ const char *mpi_why(void)
 			 dead);
 		return why;
 	}
+	if (mpi_g.last_errno == -EREMOTEIO)
+		return "the receiver could not read the message (its RDMA read failed)";
+	if (mpi_g.last_errno == -EFAULT)
+		return "the buffer cannot be registered for the transfer (unmapped, or not writable for a receive)";
 	snprintf(why, sizeof(why), "the messaging layer failed: %s",
 		 mpi_g.last_errno ? strerror(-mpi_g.last_errno) : "unknown");
 	return why;

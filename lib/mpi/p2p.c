@@ -12,9 +12,10 @@
 
 #include "mpi_internal.h"
 
-int mpi_check_p2p(MPI_Comm comm, const void *buf, int count,
-		  MPI_Datatype type, int peer, bool recv, int tag,
-		  const char *fn)
+/* The checks one by one, each failure reported through the handler. */
+static int p2p_report(MPI_Comm comm, const void *buf, int count,
+		   MPI_Datatype type, int peer, bool recv, int tag,
+		   const char *fn)
 {
 	struct mpi_comm *c;
 	const char *why;
@@ -39,6 +40,46 @@ int mpi_check_p2p(MPI_Comm comm, const void *buf, int count,
 				 "tag %d is outside 0..MPI_TAG_UB%s", tag,
 				 recv ? " (or MPI_ANY_TAG)" : "");
 	return MPI_SUCCESS;
+}
+
+/*
+ * The checks of every point-to-point call, the usual case in one test:
+ * the communicator and the datatype are looked up once, for the caller
+ * too (*@cp, *@tp, set when it returns MPI_SUCCESS).
+ */
+static int p2p_check(MPI_Comm comm, const void *buf, int count,
+		     MPI_Datatype type, int peer, bool recv, int tag,
+		     const char *fn, struct mpi_comm **cp, struct mpi_type **tp)
+{
+	struct mpi_comm *c;
+	struct mpi_type *t;
+	int ret;
+
+	if (mpi_g.initialized && !mpi_g.finalized &&
+	    (c = mpi_comm(comm)) && (t = mpi_type(type)) && t->committed &&
+	    count >= 0 && (buf || !count || !t->size) &&
+	    ((unsigned int)peer < (unsigned int)c->size ||
+	     peer == MPI_PROC_NULL || (recv && peer == MPI_ANY_SOURCE)) &&
+	    ((tag >= 0 && tag <= PERCS_MSG_TAG_MAX) ||
+	     (recv && tag == MPI_ANY_TAG))) {
+		*cp = c;
+		*tp = t;
+		return MPI_SUCCESS;
+	}
+	ret = p2p_report(comm, buf, count, type, peer, recv, tag, fn);
+	*cp = ret ? NULL : mpi_comm(comm);
+	*tp = ret ? NULL : mpi_type(type);
+	return ret;
+}
+
+int mpi_check_p2p(MPI_Comm comm, const void *buf, int count,
+		  MPI_Datatype type, int peer, bool recv, int tag,
+		  const char *fn)
+{
+	struct mpi_comm *c;
+	struct mpi_type *t;
+
+	return p2p_check(comm, buf, count, type, peer, recv, tag, fn, &c, &t);
 }
 
 static void proc_null_done(struct mpi_req *q)
@@ -172,14 +213,13 @@ static int blocking(MPI_Comm comm, int ret, struct mpi_req *q,
  * The blocking calls' fast paths: a contiguous message with a real peer
  * goes straight through the messaging layer, without a request, when it
  * can complete at once (percs_msg_send_now(), percs_msg_recv_spin()).
+ * @c and @t: the checked communicator and datatype.
  * Return: 1 done (*@err: MPI_SUCCESS or the error class), 0 take the
  * request path.
  */
-static int send_now(const void *buf, int count, MPI_Datatype type, int dest,
-		    int tag, MPI_Comm comm, int *err)
+static int send_now(const void *buf, int count, const struct mpi_type *t,
+		    int dest, int tag, const struct mpi_comm *c, int *err)
 {
-	struct mpi_comm *c = mpi_comm(comm);
-	struct mpi_type *t = mpi_type(type);
 	size_t bytes = (size_t)count * t->size;
 	int ret;
 
@@ -195,14 +235,11 @@ static int send_now(const void *buf, int count, MPI_Datatype type, int dest,
 }
 
 /* Not while a non-blocking collective needs this rank's progress. */
-static int recv_now(void *buf, int count, MPI_Datatype type, int src,
-		    int tag, MPI_Comm comm, MPI_Status *status)
+static int recv_now(void *buf, int count, const struct mpi_type *t, int src,
+		    int tag, const struct mpi_comm *c, MPI_Status *status)
 {
-	struct mpi_comm *c = mpi_comm(comm);
-	struct mpi_type *t = mpi_type(type);
 	size_t bytes = (size_t)count * t->size;
 	struct percs_msg_status ms;
-	MPI_Status st = { 0 };
 
 	if (src == MPI_PROC_NULL || (bytes && !mpi_type_contig(t)) ||
 	    !mpi_sched_none())
@@ -212,10 +249,14 @@ static int recv_now(void *buf, int count, MPI_Datatype type, int src,
 				c->world[src], tag,
 				c->ctx * MPI_SPACES + MPI_SPACE_P2P, &ms) != 1)
 		return 0;
-	st.MPI_SOURCE = mpi_comm_source(c, ms.source);
-	st.MPI_TAG = ms.tag;
-	st.percs_bytes = ms.len;
-	mpi_status_set(status, &st);
+	if (status != MPI_STATUS_IGNORE) {
+		MPI_Status st = { 0 };
+
+		st.MPI_SOURCE = mpi_comm_source(c, ms.source);
+		st.MPI_TAG = ms.tag;
+		st.percs_bytes = ms.len;
+		*status = st;
+	}
 	return 1;
 }
 
@@ -224,11 +265,14 @@ static int send_common(const void *buf, int count, MPI_Datatype type,
 		       const char *fn)
 {
 	struct mpi_req *q = NULL;
-	int ret = mpi_check_p2p(comm, buf, count, type, dest, false, tag, fn);
+	struct mpi_comm *c;
+	struct mpi_type *t;
+	int ret = p2p_check(comm, buf, count, type, dest, false, tag, fn,
+			    &c, &t);
 
 	if (ret)
 		return ret;
-	if (!flags && send_now(buf, count, type, dest, tag, comm, &ret))
+	if (!flags && send_now(buf, count, t, dest, tag, c, &ret))
 		return ret ? mpi_error(comm, ret, fn, "%s", mpi_why()) :
 		       MPI_SUCCESS;
 	ret = mpi_isend(buf, count, type, dest, tag, comm, MPI_SPACE_P2P, flags, &q);
@@ -306,12 +350,14 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
 	      MPI_Comm comm, MPI_Status *status)
 {
 	struct mpi_req *q = NULL;
-	int ret = mpi_check_p2p(comm, buf, count, type, source, true, tag,
-				"MPI_Recv");
+	struct mpi_comm *c;
+	struct mpi_type *t;
+	int ret = p2p_check(comm, buf, count, type, source, true, tag,
+			    "MPI_Recv", &c, &t);
 
 	if (ret)
 		return ret;
-	if (recv_now(buf, count, type, source, tag, comm, status))
+	if (recv_now(buf, count, t, source, tag, c, status))
 		return MPI_SUCCESS;
 	ret = mpi_irecv(buf, count, type, source, tag, comm, MPI_SPACE_P2P, &q);
 	return blocking(comm, ret, q, status, "MPI_Recv");

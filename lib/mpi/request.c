@@ -104,9 +104,15 @@ int mpi_req_test(struct mpi_req *q)
 		return 1;
 	}
 	ret = percs_msg_test(q->r, &ms);
-	if (ret < 0)
-		return mpi_errno_to_class(ret) == MPI_ERR_ARG ? MPI_ERR_OTHER :
-		       mpi_errno_to_class(ret);
+	if (ret < 0) {
+		/*
+		 * The endpoint failed, not an argument or buffer of this
+		 * call (and MPI_ERR_BUFFER, 1, would read as "done").
+		 */
+		ret = mpi_errno_to_class(ret);
+		return ret == MPI_ERR_ARG || ret == MPI_ERR_BUFFER ?
+		       MPI_ERR_OTHER : ret;
+	}
 	if (ret == 0)
 		return 0;
 	if (q->recv) {

@@ -264,7 +264,7 @@ int percs_msg_progress(struct percs_msg *m)
 
 	if (m->error)
 		return m->error;
-	ret = pm_watch(m, PM_WATCH_PROGRESS);
+	ret = pm_watch_progress(m);
 	if (!ret)
 		ret = pm_trigger(m);
 	if (!ret)

@@ -20,23 +20,8 @@
 
 #include "msg_internal.h"
 
-/*
- * Progress runs the watch (a poll(2)) at most once a millisecond, looking
- * at the clock every PM_WATCH_EVERY calls: a rank that never waits (a
- * broadcast's root sending eagerly) still hears of a death soon, and the
- * fast path pays a counter.
- */
-#define PM_WATCH_EVERY	64
+/* The watch (a poll(2)) runs at most once a millisecond, unless told. */
 #define PM_WATCH_NS	1000000
-
-bool pm_peer_failed(const struct percs_msg *m, int rank)
-{
-	if (!m->nr_failed)
-		return false;
-	if (rank == PERCS_MSG_ANY_SOURCE)
-		return true;
-	return rank >= 0 && (unsigned int)rank < m->size && m->failed[rank];
-}
 
 static void req_fail(struct percs_msg_req *r, int src)
 {
@@ -127,8 +112,7 @@ int pm_watch(struct percs_msg *m, enum pm_watch_when when)
 	struct timespec ts;
 	uint64_t t;
 
-	if (!m->watch ||
-	    (when == PM_WATCH_PROGRESS && ++m->watch_tick % PM_WATCH_EVERY))
+	if (!m->watch)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

@@ -17,7 +17,7 @@
 enum pm_type {
 	PM_EAGER = 1,	/* ordered: the data follows the header */
 	PM_RTS,		/* ordered: rendezvous request, struct pm_rts follows */
-	PM_FIN,		/* rendezvous done: the sender may reuse its buffer */
+	PM_FIN,		/* rendezvous over (pm_hdr.status: how): buffer free */
 	PM_CREDIT,	/* eager credit returned: @len bytes */
 };
 
@@ -29,7 +29,9 @@ enum pm_type {
  * @seq: per (sender, receiver) sequence number of ordered packets
  * @tag: the message's tag
  * @ctx: the message's context
- * @reserved2: zero
+ * @status: PM_FIN: 0 when the receiver read the data (or took a
+ *	zero-length or truncated part of it), else the positive errno its
+ *	read failed with or could not start with; zero in other packets
  * @len: the message's length (PM_CREDIT: bytes of credit)
  * @cookie: PM_RTS: the sender's request id, echoed in PM_FIN
  */
@@ -40,7 +42,7 @@ struct pm_hdr {
 	uint32_t seq;
 	int32_t tag;
 	uint32_t ctx;
-	uint32_t reserved2;
+	uint32_t status;
 	uint64_t len;
 	uint64_t cookie;
 };
@@ -63,9 +65,11 @@ struct pm_rts {
 #define PM_YIELD_NS	5000000
 /*
  * percs_msg_recv_spin(): looks at the receive FIFO's head between two
- * progress rounds (a look costs about what the raw ping-pong's does).
+ * progress rounds (a look costs about what the raw ping-pong's does, a
+ * round about five looks: at 64 a packet rarely lands during a round,
+ * which would take it the slower way, through the unexpected list).
  */
-#define PM_SPIN_PEEKS	16
+#define PM_SPIN_PEEKS	64
 /* How long closing waits for freed requests and queued packets to finish. */
 #define PM_CLOSE_NS	30000000000ULL
 /* Freed requests an endpoint keeps for reuse (no malloc per message). */
@@ -293,6 +297,14 @@ void pm_req_done(struct percs_msg_req *r);
 int pm_post(struct percs_msg *m, unsigned int dst, const struct pm_hdr *h,
 	    const void *ext, size_t ext_len, const void *data, size_t len,
 	    unsigned int flags);
+/*
+ * pm_post() of a packet without extension when it can go at once as an
+ * immediate send (nothing composed or in the backlog ahead of it, it fits
+ * a cache line, a slot is free), in one call rather than three: a
+ * blocking send's.  Return: 0 posted, 1 not (pm_post()'s to do), -errno.
+ */
+int pm_post_imm(struct percs_msg *m, unsigned int dst, const struct pm_hdr *h,
+		const void *data, size_t len);
 int pm_backlog_flush(struct percs_msg *m);
 int pm_trigger(struct percs_msg *m);
 
@@ -304,19 +316,44 @@ void pm_give_credit(struct percs_msg *m, unsigned int src, uint64_t bytes);
 
 /*
  * failure.c: peers declared failed.  pm_watch() runs the watch if it has
- * not run for a millisecond (PM_WATCH_IDLE; PM_WATCH_PROGRESS looks at the
- * clock only every 64th call), or at once, waiting up to PM_WATCH_WAIT_MS
- * for news (PM_WATCH_NOW: the kernel said a peer's window is gone, the
- * launcher is about to say which); pm_watch_set() installs it.
+ * not run for a millisecond (PM_WATCH_IDLE), or at once, waiting up to
+ * PM_WATCH_WAIT_MS for news (PM_WATCH_NOW: the kernel said a peer's window
+ * is gone, the launcher is about to say which); pm_watch_progress(), on
+ * every send and progress round, does PM_WATCH_IDLE's every
+ * PM_WATCH_EVERY-th call only (a rank that never waits, a broadcast's root
+ * sending eagerly, still hears of a death soon; the fast path pays a
+ * counter).  pm_watch_set() installs the watch.
  */
-enum pm_watch_when { PM_WATCH_PROGRESS, PM_WATCH_IDLE, PM_WATCH_NOW };
+enum pm_watch_when { PM_WATCH_IDLE, PM_WATCH_NOW };
 #define PM_WATCH_WAIT_MS	200
-bool pm_peer_failed(const struct percs_msg *m, int rank);
+#define PM_WATCH_EVERY		64
 void pm_watch_set(struct percs_msg *m, int (*watch)(void *arg, int timeout_ms),
 		  void *arg);
 int pm_watch(struct percs_msg *m, enum pm_watch_when when);
 
+/* Inline: on the path of every message (a call costs much under TCG). */
+static inline int pm_watch_progress(struct percs_msg *m)
+{
+	if (!m->watch || ++m->watch_tick % PM_WATCH_EVERY)
+		return 0;
+	return pm_watch(m, PM_WATCH_IDLE);
+}
+
+/* @rank (or, for PERCS_MSG_ANY_SOURCE, any peer) was declared failed. */
+static inline bool pm_peer_failed(const struct percs_msg *m, int rank)
+{
+	if (!m->nr_failed)
+		return false;
+	if (rank == PERCS_MSG_ANY_SOURCE)
+		return true;
+	return rank >= 0 && (unsigned int)rank < m->size && m->failed[rank];
+}
+
 /* send.c */
-void pm_fin_arrived(struct percs_msg *m, uint64_t cookie);
+/*
+ * A PM_FIN for the send @cookie: complete it, failed with -EREMOTEIO when
+ * @status says the receiver could not read the data.
+ */
+void pm_fin_arrived(struct percs_msg *m, uint64_t cookie, uint32_t status);
 
 #endif /* LIBPERCS_MSG_INTERNAL_H */

@@ -85,7 +85,10 @@ struct percs_msg_attr {
  * @len: bytes received (for a probe: the message's length)
  * @msg_len: the message's length as sent (> @len when truncated)
  * @error: 0, -EMSGSIZE when truncated, -ECANCELED when cancelled, or the
- *	transfer's -errno
+ *	transfer's -errno: for a rendezvous receive the errno its RDMA read
+ *	failed or could not start with (-EFAULT: a buffer that cannot be
+ *	registered for writing), for a rendezvous send -EREMOTEIO when the
+ *	receiver could not read the data
  */
 struct percs_msg_status {
 	int source;

@@ -10,7 +10,9 @@
  * An RTS that matched waits for a read slot (at most PM_MAX_READS RDMA
  * reads in flight, so their completion entries always fit the CQ), then
  * the data is read from the sender's registration straight into the
- * receive buffer, and a PM_FIN frees the sender.
+ * receive buffer, and a PM_FIN frees the sender.  A read that fails, or
+ * cannot start, fails its receive and the FIN says so: the send fails
+ * too, and neither side waits.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -213,7 +215,7 @@ static int packet_arrived(struct percs_msg *m, const struct percs_pkt_hdr *ph,
 	case PM_RTS:
 		return ordered_arrived(m, &h, &rts, NULL);
 	case PM_FIN:
-		pm_fin_arrived(m, h.cookie);
+		pm_fin_arrived(m, h.cookie, h.status);
 		return 0;
 	case PM_CREDIT:
 		if (m->peers[h.src])
@@ -242,15 +244,59 @@ int pm_drain(struct percs_msg *m)
 	}
 }
 
-static int fin_send(struct percs_msg *m, const struct percs_msg_req *r)
+/* The sender's PM_FIN: @err is 0 or the -errno the read failed with. */
+static int fin_send(struct percs_msg *m, const struct percs_msg_req *r,
+		    int err)
 {
 	struct pm_hdr h = {
 		.type = PM_FIN,
 		.src = m->rank,
+		.status = (uint32_t)-err,
 		.cookie = r->rts.cookie,
 	};
 
 	return pm_post(m, r->rts.src, &h, NULL, 0, NULL, 0, 0);
+}
+
+/*
+ * The read of @r, @n bytes, put in flight.  A registration refused for
+ * want of lockable memory while other reads hold theirs is retried when
+ * they are done (like a full descriptor FIFO).  Return: 0, -EAGAIN (try
+ * again next round), or -errno: this read cannot be done.
+ */
+static int read_start(struct percs_msg *m, struct percs_msg_req *r, size_t n)
+{
+	int ret;
+
+	ret = pm_mr_get(m, r->buf, n, PERCS_ACCESS_LOCAL_WRITE, &r->mr);
+	if (ret)
+		return ret == -ENOMEM && m->reads ? -EAGAIN : ret;
+	ret = percs_rdma_read(m->w, &m->addrs[r->rts.src], r->rts_buf.handle,
+			      r->rts_buf.addr, r->mr, r->buf, n, 0,
+			      (uintptr_t)r);
+	if (ret) {
+		pm_mr_put(m, r->mr);
+		r->mr = 0;
+	}
+	return ret;
+}
+
+/*
+ * @r is over: its status from the RTS (@got bytes, @err its error if
+ * any), and the sender told, so that its send ends too (failed when the
+ * read did: a sender must not believe data arrived that did not).
+ */
+static int rndv_complete(struct percs_msg *m, struct percs_msg_req *r,
+			 size_t got, int err)
+{
+	int ret;
+
+	status_set(r, &r->rts, got);
+	if (err)
+		r->status.error = err;
+	ret = fin_send(m, r, err);
+	pm_req_done(r);
+	return ret;
 }
 
 int pm_reads_start(struct percs_msg *m)
@@ -260,33 +306,25 @@ int pm_reads_start(struct percs_msg *m)
 						       struct percs_msg_req,
 						       link);
 		size_t n = r->rts.len < r->len ? r->rts.len : r->len;
-		int ret;
+		int ret = n ? read_start(m, r, n) : 0;
 
-		if (n == 0) {
-			pm_list_del(&r->link);
-			status_set(r, &r->rts, 0);
-			ret = fin_send(m, r);
-			pm_req_done(r);
-			if (ret)
-				return ret;
+		if (ret == -EAGAIN)
+			return ret;
+		pm_list_del(&r->link);
+		if (n && !ret) {
+			pm_list_add_tail(&m->reading, &r->link);
+			r->state = PM_ST_READING;
+			m->reads++;
 			continue;
 		}
-		ret = pm_mr_get(m, r->buf, n, PERCS_ACCESS_LOCAL_WRITE,
-				&r->mr);
+		/*
+		 * Nothing to read, or this read cannot be done (a buffer
+		 * that cannot be registered for writing): this request
+		 * fails, not the endpoint.
+		 */
+		ret = rndv_complete(m, r, 0, ret);
 		if (ret)
 			return ret;
-		ret = percs_rdma_read(m->w, &m->addrs[r->rts.src],
-				      r->rts_buf.handle, r->rts_buf.addr,
-				      r->mr, r->buf, n, 0, (uintptr_t)r);
-		if (ret) {
-			pm_mr_put(m, r->mr);
-			r->mr = 0;
-			return ret;	/* -EAGAIN: retried next round */
-		}
-		pm_list_del(&r->link);
-		pm_list_add_tail(&m->reading, &r->link);
-		r->state = PM_ST_READING;
-		m->reads++;
 	}
 	return 0;
 }
@@ -304,18 +342,12 @@ static struct percs_msg_req *reading_find(struct percs_msg *m, uint64_t ud)
 static int read_done(struct percs_msg *m, struct percs_msg_req *r, int res)
 {
 	size_t n = r->rts.len < r->len ? r->rts.len : r->len;
-	int ret;
 
 	pm_list_del(&r->link);
 	m->reads--;
 	pm_mr_put(m, r->mr);
 	r->mr = 0;
-	status_set(r, &r->rts, res ? 0 : n);
-	if (res)
-		r->status.error = res;
-	ret = pm_peer_failed(m, (int)r->rts.src) ? 0 : fin_send(m, r);
-	pm_req_done(r);
-	return ret;
+	return rndv_complete(m, r, res ? 0 : n, res);
 }
 
 int pm_cq_drain(struct percs_msg *m)
@@ -519,16 +551,18 @@ int percs_msg_recv_spin(struct percs_msg *m, void *buf, size_t cap, int src,
 		return -EINVAL;
 	if (m->error)
 		return 0;
-	search = !pm_list_empty(&m->unexpected);
+	search = true;
 	for (i = 1;; i++) {
 		/*
 		 * An earlier receive or a buffered message comes first (the
 		 * list is searched again after each round, which is what
 		 * adds to it), and a failed peer is for the request path.
+		 * Only a round changes any of them: they are looked at
+		 * after one (@search), not at every look.
 		 */
-		if (!pm_list_empty(&m->posted) || pm_peer_failed(m, src))
-			return 0;
 		if (search) {
+			if (!pm_list_empty(&m->posted) || pm_peer_failed(m, src))
+				return 0;
 			ret = unexpected_take(m, buf, cap, src, tag, ctx, st);
 			if (ret)
 				return ret > 0 ? 1 : 0;
@@ -543,7 +577,7 @@ int percs_msg_recv_spin(struct percs_msg *m, void *buf, size_t cap, int src,
 		ret = percs_msg_progress(m);
 		if (ret)
 			return 0;
-		search = !pm_list_empty(&m->unexpected);
+		search = true;
 		if (!t0)
 			t0 = pm_now_ns();
 		else if (pm_now_ns() - t0 > PM_SPIN_NS)

@@ -7,7 +7,7 @@
  * once.  Any other message (larger, no credit, or synchronous) registers
  * its buffer for remote reads and sends a PM_RTS; the receiver reads the
  * data when it has matched a receive and answers PM_FIN, which completes
- * the send.
+ * the send (with -EREMOTEIO when the FIN says the read failed).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -78,7 +78,9 @@ static int eager_send(struct percs_msg *m, struct pm_peer *p, unsigned int dst,
 		return 1;
 	h->type = PM_EAGER;
 	h->seq = p->send_seq;
-	ret = pm_post(m, dst, h, NULL, 0, buf, len, post);
+	ret = post ? 1 : pm_post_imm(m, dst, h, buf, len);
+	if (ret > 0)
+		ret = pm_post(m, dst, h, NULL, 0, buf, len, post);
 	if (ret)
 		return ret;
 	p->send_seq++;
@@ -103,7 +105,7 @@ int percs_msg_send_now(struct percs_msg *m, const void *buf, size_t len,
 	p = m->peers[dst];
 	if (!p)
 		return 0;
-	ret = pm_watch(m, PM_WATCH_PROGRESS);
+	ret = pm_watch_progress(m);
 	if (ret)
 		return ret;
 	ret = eager_send(m, p, dst, &h, buf, len, 0);
@@ -133,7 +135,7 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 	if (m->error)
 		return m->error;
 	/* A rank that only sends eagerly never waits: it hears here. */
-	ret = pm_watch(m, PM_WATCH_PROGRESS);
+	ret = pm_watch_progress(m);
 	if (ret)
 		return ret;
 	if (pm_peer_failed(m, (int)dst))
@@ -169,7 +171,7 @@ int percs_msg_isend(struct percs_msg *m, const void *buf, size_t len,
 	return 0;
 }
 
-void pm_fin_arrived(struct percs_msg *m, uint64_t cookie)
+void pm_fin_arrived(struct percs_msg *m, uint64_t cookie, uint32_t status)
 {
 	struct pm_link *l;
 
@@ -183,6 +185,9 @@ void pm_fin_arrived(struct percs_msg *m, uint64_t cookie)
 		if (r->mr)
 			pm_mr_put(m, r->mr);
 		r->mr = 0;
+		/* The receiver's own request carries its errno. */
+		if (status)
+			r->status.error = -EREMOTEIO;
 		pm_req_done(r);
 		return;
 	}

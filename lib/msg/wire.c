@@ -124,6 +124,27 @@ int pm_post(struct percs_msg *m, unsigned int dst, const struct pm_hdr *h,
 	return backlog_add(m, dst, h, ext, ext_len, data, len);
 }
 
+int pm_post_imm(struct percs_msg *m, unsigned int dst, const struct pm_hdr *h,
+		const void *data, size_t len)
+{
+	unsigned char line[PERCS_IMM_PAYLOAD];
+	size_t total = sizeof(*h) + len;
+	int ret;
+
+	if (total > PERCS_IMM_PAYLOAD || m->untriggered ||
+	    !pm_list_empty(&m->backlog) || pm_peer_failed(m, (int)dst))
+		return 1;
+	pkt_build(line, h, NULL, 0, data, len);
+	ret = percs_icswx(m->w, &m->addrs[dst], line, total, PM_PKT_TAG);
+	if (ret == -EAGAIN)
+		return 1;
+	if (ret == -ECONNREFUSED && m->watch)
+		return percs_msg_fail_peer(m, dst);
+	if (!ret && h->type == PM_EAGER)
+		m->cnt.imm_sent++;
+	return ret;
+}
+
 int pm_backlog_flush(struct percs_msg *m)
 {
 	while (!pm_list_empty(&m->backlog)) {
