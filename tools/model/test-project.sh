@@ -8,7 +8,7 @@
 # stdout.
 # Usage: test-project.sh PATH-TO-percs-bench-project
 #        test-project.sh --count
-NTESTS=24
+NTESTS=25
 if [ "$1" = "--count" ]; then
 	echo "$NTESTS"
 	exit 0
@@ -134,6 +134,8 @@ J
 check "validation: projected against measured, the error, the target" 0 "" \
 	"allreduce    2 cau                   40.00         30.00   -25.0%" \
 	-- "$pb" --model "$m" --ranks 2 --measured "$v"
+check "one hub (1x1): no tree, the CAU n/a and why" 0 "" \
+	"CAU n/a: all ranks on one hub, no tree" -- "$pb" --model "$m" --topology 1x1 --ranks 2
 check "every figure of the table is labelled projected; --plot writes a PNG" 0 \
 	"plot written to $tmp/p.png" "every time above is projected" \
 	-- "$pb" --model "$m" --ranks 2,64 --plot "$tmp/p.png"
