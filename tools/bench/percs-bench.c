@@ -554,12 +554,13 @@ static void header(FILE *f, const struct bench_cfg *cfg)
 }
 
 /*
- * "percs-bench model ...": the collectives' model is measured by an MPI
- * program under percs-run, which its script (tools/model) launches from
- * beside this binary: in the build tree (make install leaves both out,
- * as it does percs-msg-bench).
+ * "percs-bench model ..." and "percs-bench project ...": the collectives'
+ * model is measured by an MPI program under percs-run, and projected to
+ * full scale by a calculator; their scripts (tools/model) run from beside
+ * this binary: in the build tree (make install leaves them out, as it
+ * does percs-msg-bench).
  */
-static int exec_model(int argc, char **argv)
+static int exec_script(int argc, char **argv)
 {
 	char self[PATH_MAX], script[PATH_MAX + 32], *slash;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -572,12 +573,12 @@ static int exec_model(int argc, char **argv)
 	slash = strrchr(self, '/');
 	if (slash)
 		*slash = 0;
-	snprintf(script, sizeof(script), "%s/percs-bench-model", self);
+	snprintf(script, sizeof(script), "%s/percs-bench-%s", self, argv[1]);
 	argv[1] = script;
 	execv(script, argv + 1);
 	fprintf(stderr, "percs-bench: cannot run %s: %s%s\n", script,
 		strerror(errno), errno == ENOENT ?
-		" (model runs from the build tree, after make model; it is not installed)" : "");
+		" (model and project run from the build tree, after make model; they are not installed)" : "");
 	(void)argc;
 	return 1;
 }
@@ -594,8 +595,9 @@ int main(int argc, char **argv)
 	time_t now;
 	int c, ret;
 
-	if (argc > 1 && !strcmp(argv[1], "model"))
-		return exec_model(argc, argv);
+	if (argc > 1 && (!strcmp(argv[1], "model") ||
+			 !strcmp(argv[1], "project")))
+		return exec_script(argc, argv);
 	cfg.hub_a = cfg.hub_b = -1;
 	cfg.lat_iters = 10000;
 	cfg.bw_secs = 1.0;

@@ -10,7 +10,8 @@
  *   calibrate        at this job's size n: R(n, m), a butterfly round
  *                    (every rank exchanging m bytes with a distinct
  *                    partner, seed 004's contention pattern), and the CAU
- *                    allreduce of 8 B and 1 KiB; rank 0 of a 2-rank job
+ *                    allreduce of 8 B and 1 KiB (timed as validate
+ *                    times it); rank 0 of a 2-rank job
  *                    also g(m) (back-to-back sends), o (posting a send)
  *                    and gamma (MPI_SUM over doubles, per byte)
  *   validate SIZES   every algorithm of barrier, bcast, reduce, allreduce
@@ -23,8 +24,9 @@
  * PERCS_MODEL_BRIEF=1 makes that 3 measurements of at least 1 ms, and
  * calibration measures 3 sizes only (the tests' structural check, not
  * figures);
- * in validate the algorithms of one point take turns within each round,
- * so the host's load weighs on all of them alike.
+ * in validate, and for the CAU in calibrate, the algorithms of one point
+ * take turns within each round, so the host's load weighs on all of them
+ * alike.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +108,85 @@ static int iters_for(op_fn fn, size_t bytes, int arg)
 static void row_begin(const char *what)
 {
 	printf("{\"what\":\"%s\",\"p\":%d", what, size);
+}
+
+/* ---- every algorithm of a collective, timed in turns ------------------ */
+
+static const int nalgos[] = {
+	[MPI_COLL_BARRIER] = 4, [MPI_COLL_BCAST] = 3, [MPI_COLL_REDUCE] = 4,
+	[MPI_COLL_ALLREDUCE] = 4, [MPI_COLL_ALLGATHER] = 3,
+};
+static const char *const coll_names[] = {
+	[MPI_COLL_BARRIER] = "barrier", [MPI_COLL_BCAST] = "bcast",
+	[MPI_COLL_REDUCE] = "reduce", [MPI_COLL_ALLREDUCE] = "allreduce",
+	[MPI_COLL_ALLGATHER] = "allgather",
+};
+
+/* One call of collective @kind moving @bytes (a block for allgather). */
+static void one_call(size_t bytes, int kind)
+{
+	int n = (int)(bytes / sizeof(double));
+
+	switch (kind) {
+	case MPI_COLL_BARRIER:
+		MPI_Barrier(MPI_COMM_WORLD);
+		break;
+	case MPI_COLL_BCAST:
+		MPI_Bcast(sbuf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+		break;
+	case MPI_COLL_REDUCE:
+		MPI_Reduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+		break;
+	case MPI_COLL_ALLREDUCE:
+		MPI_Allreduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+		break;
+	case MPI_COLL_ALLGATHER:
+		MPI_Allgather(sbuf, n, MPI_DOUBLE, tmp, n, MPI_DOUBLE,
+			      MPI_COMM_WORLD);
+		break;
+	}
+}
+
+/* Time of algorithm @a of @kind: @n calls, the slowest rank's mean. */
+static double algo_time(int kind, int a, size_t bytes, int n)
+{
+	double t;
+
+	mpi_coll_force(kind, a);
+	MPI_Barrier(MPI_COMM_WORLD);
+	t = MPI_Wtime();
+	for (int i = 0; i < n; i++)
+		one_call(bytes, kind);
+	t = MPI_Wtime() - t;
+	mpi_coll_force(kind, -1);
+	return slowest(t / n);
+}
+
+/*
+ * @t[a]: algorithm a of @kind at @bytes, the fastest of ROUNDS rounds in
+ * which every algorithm of @kind takes its turn, so that the host's load
+ * weighs on all of them alike.  A call of each comes first, untimed: the
+ * first CAU call makes the communicator's tree (milliseconds), which
+ * would otherwise count in the probe that sizes the rounds and leave them
+ * at 3 calls, short enough for one slow call (a rank waking from
+ * ppoll(2)) to weigh a third in every round.
+ */
+static void algo_rounds(int kind, size_t bytes, double *t)
+{
+	double v[MAX_ALGOS][ROUNDS];
+	int iters[MAX_ALGOS], a, r;
+
+	for (a = 0; a < nalgos[kind]; a++) {
+		mpi_coll_force(kind, a);
+		one_call(bytes, kind);
+		iters[a] = iters_for(one_call, bytes, kind);
+		mpi_coll_force(kind, -1);
+	}
+	for (r = 0; r < rounds; r++)
+		for (a = 0; a < nalgos[kind]; a++)
+			v[a][r] = algo_time(kind, a, bytes, iters[a]);
+	for (a = 0; a < nalgos[kind]; a++)
+		t[a] = best(v[a], rounds);
 }
 
 /* ---- calibration ------------------------------------------------------ */
@@ -237,13 +318,6 @@ static double combine_cost(void)
 	return best(v, rounds);
 }
 
-static void cau_allreduce(size_t bytes, int arg)
-{
-	(void)arg;
-	MPI_Allreduce(sbuf, rbuf, (int)(bytes / sizeof(double)), MPI_DOUBLE,
-		      MPI_SUM, MPI_COMM_WORLD);
-}
-
 static void print_values(const char *what, const char *cls, const double *v,
 			 int n)
 {
@@ -297,10 +371,14 @@ static int run_calibrate(void)
 	for (i = 0; i < ncal; i++)
 		v[i] = measure(butterfly, cal_sizes[i]);
 	print_values("round", NULL, v, ncal);
-	mpi_coll_force(MPI_COLL_ALLREDUCE, ALLREDUCE_CAU);
-	print_one("cau", 8, measure(cau_allreduce, 8));
-	print_one("cau", 1024, measure(cau_allreduce, 1024));
-	mpi_coll_force(MPI_COLL_ALLREDUCE, -1);
+	/* As validate measures it: the other allreduces taking turns. */
+	for (i = 0; i < 2; i++) {
+		size_t bytes = i ? 1024 : 8;
+		double t[MAX_ALGOS];
+
+		algo_rounds(MPI_COLL_ALLREDUCE, bytes, t);
+		print_one("cau", bytes, t[ALLREDUCE_CAU]);
+	}
 	if (size != 2)
 		return 0;
 	for (i = 0; i < ncal; i++)
@@ -313,76 +391,19 @@ static int run_calibrate(void)
 
 /* ---- validation ------------------------------------------------------- */
 
-static const int nalgos[] = {
-	[MPI_COLL_BARRIER] = 4, [MPI_COLL_BCAST] = 3, [MPI_COLL_REDUCE] = 4,
-	[MPI_COLL_ALLREDUCE] = 4, [MPI_COLL_ALLGATHER] = 3,
-};
-static const char *const coll_names[] = {
-	[MPI_COLL_BARRIER] = "barrier", [MPI_COLL_BCAST] = "bcast",
-	[MPI_COLL_REDUCE] = "reduce", [MPI_COLL_ALLREDUCE] = "allreduce",
-	[MPI_COLL_ALLGATHER] = "allgather",
-};
-
-/* One call of collective @kind moving @bytes (a block for allgather). */
-static void one_call(size_t bytes, int kind)
-{
-	int n = (int)(bytes / sizeof(double));
-
-	switch (kind) {
-	case MPI_COLL_BARRIER:
-		MPI_Barrier(MPI_COMM_WORLD);
-		break;
-	case MPI_COLL_BCAST:
-		MPI_Bcast(sbuf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-		break;
-	case MPI_COLL_REDUCE:
-		MPI_Reduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-		break;
-	case MPI_COLL_ALLREDUCE:
-		MPI_Allreduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-		break;
-	case MPI_COLL_ALLGATHER:
-		MPI_Allgather(sbuf, n, MPI_DOUBLE, tmp, n, MPI_DOUBLE,
-			      MPI_COMM_WORLD);
-		break;
-	}
-}
-
-/* Time of algorithm @a of @kind: @n calls, the slowest rank's mean. */
-static double algo_time(int kind, int a, size_t bytes, int n)
-{
-	double t;
-
-	mpi_coll_force(kind, a);
-	MPI_Barrier(MPI_COMM_WORLD);
-	t = MPI_Wtime();
-	for (int i = 0; i < n; i++)
-		one_call(bytes, kind);
-	t = MPI_Wtime() - t;
-	mpi_coll_force(kind, -1);
-	return slowest(t / n);
-}
-
 static void validate_point(const struct mpi_model *m, int kind, size_t bytes)
 {
-	double v[MAX_ALGOS][ROUNDS];
-	int iters[MAX_ALGOS], a, r;
+	double t[MAX_ALGOS];
+	int a;
 
-	for (a = 0; a < nalgos[kind]; a++) {
-		mpi_coll_force(kind, a);
-		iters[a] = iters_for(one_call, bytes, kind);
-		mpi_coll_force(kind, -1);
-	}
-	for (r = 0; r < rounds; r++)
-		for (a = 0; a < nalgos[kind]; a++)
-			v[a][r] = algo_time(kind, a, bytes, iters[a]);
+	algo_rounds(kind, bytes, t);
 	if (rank)
 		return;
 	for (a = 0; a < nalgos[kind]; a++) {
 		row_begin("point");
 		printf(",\"coll\":\"%s\",\"algo\":\"%s\",\"bytes\":%zu,\"measured_us\":%.4f,\"predicted_us\":%.4f,\"model_choice\":\"%s\"}\n",
 		       coll_names[kind], mpi_coll_algo_name(kind, a), bytes,
-		       best(v[a], rounds) * 1e6,
+		       t[a] * 1e6,
 		       mpi_model_predict(m, kind, a, size, bytes),
 		       mpi_coll_algo_name(kind, mpi_model_choose(m, kind, size,
 								 bytes, true,
